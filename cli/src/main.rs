@@ -1,1 +1,78 @@
-fn main() {}
+//! `cuzk`: command-line front end of the cuzk Groth16 engine.
+//!
+//! Thin by design: every command parses its flags, calls the library crates
+//! and prints a human summary (or JSON with `--json`). Errors are one line on
+//! stderr and a non-zero exit; no panic or backtrace reaches the user.
+#![forbid(unsafe_code)]
+
+mod circuit;
+mod cmd;
+mod output;
+
+use clap::{Parser, Subcommand};
+use std::process::ExitCode;
+
+#[derive(Parser, Debug)]
+#[command(name = "cuzk", version, about = "Fast Groth16 proofs over BLS12-381 (bellperson/Filecoin compatible)")]
+struct Cli {
+    /// Machine-readable JSON on stdout instead of the human summary.
+    #[arg(long, global = true)]
+    json: bool,
+    /// Hide progress bars.
+    #[arg(long, global = true)]
+    quiet: bool,
+    #[command(subcommand)]
+    cmd: Cmd,
+}
+
+#[derive(Subcommand, Debug)]
+enum Cmd {
+    /// Build a benchmark circuit, make (or reuse) cached test parameters, prove, verify, report times.
+    Demo(cmd::demo::Args),
+    /// Generate test parameters for a built-in circuit (seeded; NOT for production).
+    Setup(cmd::setup::Args),
+    /// Prove a built-in circuit with a `.params` file.
+    Prove(cmd::prove::Args),
+    /// Verify proofs with a `.vk` or `.params` file.
+    Verify(cmd::verify::Args),
+    /// Show the build, the machine, GPUs, and (optionally) a `.params` file's shape.
+    Info(cmd::info::Args),
+}
+
+fn main() -> ExitCode {
+    // A bug must still end in one line, not a backtrace.
+    std::panic::set_hook(Box::new(|info| {
+        let msg = info
+            .payload()
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| info.payload().downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "unknown".into());
+        let at = info.location().map(|l| format!(" at {}:{}", l.file(), l.line())).unwrap_or_default();
+        eprintln!("error: internal error (please report): {msg}{at}");
+    }));
+    let cli = match Cli::try_parse() {
+        Ok(c) => c,
+        Err(e) => {
+            let code = if e.use_stderr() { 2 } else { 0 };
+            let _ = e.print();
+            return ExitCode::from(code);
+        }
+    };
+    let ctx = output::Ctx { json: cli.json, quiet: cli.quiet || cli.json };
+    let res = std::panic::catch_unwind(|| match cli.cmd {
+        Cmd::Demo(a) => cmd::demo::run(&ctx, a),
+        Cmd::Setup(a) => cmd::setup::run(&ctx, a),
+        Cmd::Prove(a) => cmd::prove::run(&ctx, a),
+        Cmd::Verify(a) => cmd::verify::run(&ctx, a),
+        Cmd::Info(a) => cmd::info::run(&ctx, a),
+    });
+    match res {
+        Ok(Ok(())) => ExitCode::SUCCESS,
+        Ok(Err(e)) => {
+            eprintln!("error: {}", output::one_line(&e));
+            ExitCode::from(1)
+        }
+        Err(_) => ExitCode::from(101),
+    }
+}

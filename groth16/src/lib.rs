@@ -1,1 +1,44 @@
-//! placeholder
+//! # cuzk-groth16
+//!
+//! Groth16 over BLS12-381, byte-compatible with bellperson 0.26/0.27 (and so
+//! with Filecoin's `.params` files and proofs).
+//!
+//! - [`Parameters`] / [`VerifyingKey`]: read and write bellperson's `.params`
+//!   and `.vk` formats through memmap2, points decoded in parallel, with a
+//!   full-check ([`CheckMode::Full`]: on-curve + subgroup) and a trusted
+//!   fast mode; truncated, corrupt or mismatched files are typed errors.
+//! - [`setup`]: test parameters for any circuit from seeded toxic waste
+//!   (**not for production**).
+//! - [`prove`] / [`prove_batch`]: the prover, over a [`Backend`] (the CPU
+//!   backend today; the GPU backend implements the same trait). Every proof
+//!   is verified before it is returned unless the caller opts out.
+//! - [`verify_proof`] / [`verify_proofs_batch`]: the verifier, through blst
+//!   pairings.
+//! - [`Proof`]: 192 bytes, compressed A ‖ B ‖ C.
+//!
+//! Features: none yet (`cuda` will select the GPU backend).
+#![deny(unsafe_code)] // one exception: mapping a file read-only (mmap.rs)
+
+pub mod backend;
+mod encoding;
+pub mod error;
+mod fixed_base;
+mod mmap;
+pub mod params;
+pub mod proof;
+pub mod prover;
+pub mod setup;
+pub mod timings;
+pub mod verifier;
+pub mod vk;
+
+pub use backend::{check_shape, Backend, CpuBackend, ProofParts};
+pub use encoding::CheckMode;
+pub use error::{Groth16Error, Result};
+pub use params::{Parameters, ParamsInfo};
+pub use proof::{Proof, PROOF_BYTES};
+pub use prover::{assemble, prove, prove_assignment, prove_batch, ProofOutput, ProveOptions};
+pub use setup::{generate_parameters, parameters_from_shape, ToxicWaste};
+pub use timings::Timings;
+pub use verifier::{verify_proof, verify_proofs_batch};
+pub use vk::{PreparedVerifyingKey, VerifyingKey};

@@ -1,1 +1,62 @@
-//! placeholder
+//! # cuzk-msm
+//!
+//! Multi-scalar multiplication (MSM) over BLS12-381 G1 and G2 in the shapes a
+//! Groth16 prover needs:
+//!
+//! - [`msm`]: Σ sᵢ·Pᵢ over matching base and scalar slices (the H and L
+//!   queries); [`msm_batch`] for several scalar vectors against one base set;
+//! - [`msm_density`]: bellperson's density-filtered MSM (the A and B queries):
+//!   the bases are compacted to the positions whose density bit is set, the
+//!   scalars are not;
+//! - the Filecoin fast path inside it, usable on its own: [`classify`] splits
+//!   the selected scalars into zeros (skipped), ones (a [`bitmap_sum`] of the
+//!   selected bases, by batch-affine addition) and the rest, a small "tail"
+//!   MSM ([`msm_gather`]) over just those bases. Filecoin circuits have mostly
+//!   0/1 aux values (SHA-256 bits), so this is most of the work saved.
+//!
+//! Everything is generic over [`MsmCurve`], implemented for [`G1Affine`] and
+//! [`G2Affine`]: `msm(&g1_bases, &scalars)` returns a `G1Projective`.
+//! Bad input (length mismatches, too few bases, bad indices) is a typed
+//! [`MsmError`], never a panic.
+//!
+//! The CPU backend ([`cpu`], re-exported here) runs blst's Pippenger tiles
+//! (XYZZ buckets, signed digits) under rayon, so nested parallel prover code
+//! composes; the points are passed to blst in place, never copied.
+//! A CUDA backend will come behind a `cuda` feature and reuse [`classify`].
+//!
+//! Features: none yet.
+#![deny(unsafe_code)]
+
+pub mod classify;
+pub mod cpu;
+mod error;
+#[allow(unsafe_code)]
+mod ffi;
+mod plan;
+
+pub use classify::{classify, Classified};
+pub use cpu::{bitmap_sum, msm, msm_batch, msm_density, msm_gather};
+pub use error::MsmError;
+
+use cuzk_field::{Fr, G1Affine, G2Affine, PrimeCurveAffine};
+
+/// A group the MSMs run over, named by its affine point type (the type of
+/// the bases): implemented for [`G1Affine`] and [`G2Affine`]. Results are in
+/// the matching projective type, [`Projective<C>`] (`C::Curve`).
+///
+/// Sealed: the blst hooks behind it exist only for these two groups.
+pub trait MsmCurve: PrimeCurveAffine<Scalar = Fr> + ffi::BlstPoint {
+    /// "G1" or "G2", for messages and benchmark names.
+    const NAME: &'static str;
+}
+
+/// The projective (result) type of curve `C`.
+pub type Projective<C> = <C as PrimeCurveAffine>::Curve;
+
+impl MsmCurve for G1Affine {
+    const NAME: &'static str = "G1";
+}
+
+impl MsmCurve for G2Affine {
+    const NAME: &'static str = "G2";
+}

@@ -1,1 +1,50 @@
-//! placeholder
+//! # cuzk-scheduler
+//!
+//! The proving engine. A proof is N partitions of one circuit; the engine
+//! pipelines them across proofs so that CPU synthesis of some partitions
+//! overlaps the GPU work of others, and shows why when it does not.
+//!
+//! ```text
+//! submit(JobSpec) ─► jobs (priority + aging) ─► synthesis workers (c)
+//!        │                 memory budget: reserve before starting ─┘
+//!        ▼                                                          │
+//!   JobHandle ◄── self-check ◄── assembly ◄── GPU workers (gw/device) ◄── GPU queue
+//!   (wait/cancel)   (verify)     (r, s; partition order)  device lock around evaluate
+//! ```
+//!
+//! Entry points:
+//! - [`Engine::new`] with [`EngineOptions`] (from a [`Config`] file via
+//!   [`Config::engine_options`]) and any `Arc<dyn Backend>`;
+//!   [`Engine::register_circuit`], [`Engine::submit`] → [`JobHandle`]
+//!   (`wait`, `cancel`) → [`JobOutput`] (proofs in partition order);
+//!   [`Engine::stats`] (live counters), [`Engine::take_timeline`]
+//!   (per-partition [`Event`]s, JSON lines via [`write_json_lines`]).
+//! - [`PartitionSource`]: where partitions come from; [`CircuitSource`]
+//!   for bellpepper circuits, [`AssignmentSource`] for ready assignments.
+//! - [`bench()`]: j proofs through a fresh engine → [`BenchReport`]
+//!   (steady-state s/proof, GPU busy %, idle gaps, stage medians and p95,
+//!   peak RSS, and the resource that bounded throughput).
+//!
+//! The memory budget is the engine's promise that raising concurrency
+//! cannot run the process out of memory: a partition starts only once its
+//! whole-lifetime reservation ([`estimate_partition_bytes`]) fits.
+//!
+//! Features: none. The engine never calls CUDA; it drives [`Backend`]s.
+//!
+//! [`Backend`]: cuzk_groth16::Backend
+#![forbid(unsafe_code)]
+
+pub mod bench;
+pub mod config;
+pub mod engine;
+pub mod error;
+pub mod source;
+pub mod sysinfo;
+pub mod timeline;
+
+pub use bench::{bench, BenchReport, BenchRun, BenchSpec, Bound, GapStats, StageStats};
+pub use config::{format_bytes, parse_bytes, ByteSpec, Config, EngineOptions};
+pub use engine::{Engine, JobHandle, JobId, JobOutput, JobSpec, PartitionTimes};
+pub use error::{ConfigError, EngineError, Stage};
+pub use source::{estimate_partition_bytes, AssignmentSource, CircuitSource, PartitionSource, SourceError};
+pub use timeline::{write_json_lines, EngineStats, Event, EventKind};

@@ -1,1 +1,70 @@
-fn main() {}
+//! # xtask
+//!
+//! cuzk's development tasks, run as `cargo xtask <task>` (the alias lives in
+//! `.cargo/config.toml`). One module per task, in the rust-analyzer style:
+//! plain Rust, `std::process::Command` with argument lists, no shell strings.
+//!
+//! - `cuda`: install nvcc 13.0.88 from pinned PyPI wheels into the per-user
+//!   cache ([`cuzk_cuda_build::default_toolkit_dir`]) and check it;
+//! - `bindgen [--check]`: regenerate (or check) the committed FFI bindings;
+//! - `gpu-bundle`: build the CUDA test and bench binaries into `gpu-bundle/`
+//!   with a `run.sh` for the GPU machine.
+#![forbid(unsafe_code)]
+
+mod bindgen;
+mod cuda;
+mod gpu_bundle;
+
+use std::path::PathBuf;
+
+use clap::{Parser, Subcommand};
+
+#[derive(Debug, Parser)]
+#[command(name = "xtask", about = "cuzk development tasks")]
+struct Cli {
+    #[command(subcommand)]
+    task: Task,
+}
+
+#[derive(Debug, Subcommand)]
+enum Task {
+    /// Install CUDA 13.0 (nvcc, cudart, crt, cccl, nvvm) from PyPI wheels.
+    Cuda {
+        /// Install into this directory instead of the per-user cache.
+        #[arg(long)]
+        dir: Option<PathBuf>,
+        /// Reinstall even if a checked install is present.
+        #[arg(long)]
+        force: bool,
+    },
+    /// Regenerate the committed bindgen bindings from the C headers.
+    Bindgen {
+        /// Do not write; fail if the committed bindings are stale.
+        #[arg(long)]
+        check: bool,
+    },
+    /// Build CUDA test/bench binaries into gpu-bundle/ with a run.sh.
+    GpuBundle {
+        /// Output directory (default: <workspace>/gpu-bundle).
+        #[arg(long)]
+        out: Option<PathBuf>,
+        /// Keep debug symbols (bigger bundle).
+        #[arg(long)]
+        no_strip: bool,
+    },
+}
+
+fn main() -> anyhow::Result<()> {
+    let cli = Cli::parse();
+    match cli.task {
+        Task::Cuda { dir, force } => cuda::run(dir, force),
+        Task::Bindgen { check } => bindgen::run(check),
+        Task::GpuBundle { out, no_strip } => gpu_bundle::run(out, !no_strip),
+    }
+}
+
+/// The workspace root (parent of xtask's manifest dir).
+pub(crate) fn workspace_root() -> PathBuf {
+    let here = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    here.parent().map(PathBuf::from).unwrap_or(here)
+}

@@ -1,0 +1,94 @@
+//! `cuzk demo`: the README's first command. Builds a benchmark circuit,
+//! creates or reuses cached test parameters, proves, verifies, reports.
+
+use crate::circuit::{param_cache, CircuitArgs};
+use crate::cmd::{backend, load_params, BackendChoice};
+use crate::output::{secs, timings_json, timings_text, Ctx};
+use anyhow::{Context, Result};
+use cuzk_groth16::{prove, verify_proof, Parameters, ProveOptions};
+use std::path::PathBuf;
+use std::time::Instant;
+
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    #[command(flatten)]
+    pub circuit: CircuitArgs,
+    /// Directory of cached test parameters (default: $CUZK_PARAM_CACHE or the
+    /// user's cache dir, e.g. ~/.cache/cuzk/params).
+    #[arg(long)]
+    pub param_cache: Option<PathBuf>,
+    /// Prover backend.
+    #[arg(long, value_enum, default_value_t = BackendChoice::Auto)]
+    pub backend: BackendChoice,
+    /// Regenerate the cached parameters even if present.
+    #[arg(long)]
+    pub fresh: bool,
+}
+
+pub fn run(ctx: &Ctx, a: Args) -> Result<()> {
+    a.circuit.validate()?;
+    let dir = param_cache(a.param_cache.clone())?;
+    let path = dir.join(format!("{}-setup0.params", a.circuit.shape_name()));
+    let t0 = Instant::now();
+    let (params, made) = if path.exists() && !a.fresh {
+        match load_params(ctx, &path, false) {
+            Ok(p) => (p, false),
+            Err(e) => {
+                // A damaged cache (e.g. an interrupted run of an old version)
+                // is regenerated rather than trusted or fatal.
+                ctx.say(format!("cached parameters unusable ({e:#}); regenerating"));
+                (generate_and_cache(ctx, &a.circuit, &path)?, true)
+            }
+        }
+    } else {
+        (generate_and_cache(ctx, &a.circuit, &path)?, true)
+    };
+    let params_time = t0.elapsed();
+
+    let be = backend(a.backend)?;
+    let circuit = a.circuit.build(a.circuit.witness_seed)?;
+    let t1 = Instant::now();
+    let out = prove(&params, circuit, be.as_ref(), &mut rand::rngs::OsRng, ProveOptions { self_check: false })
+        .context("proving failed")?;
+    let prove_time = t1.elapsed();
+    let t2 = Instant::now();
+    let ok = verify_proof(&params.vk.prepare(), &out.proof, &out.inputs)?;
+    let verify_time = t2.elapsed();
+    anyhow::ensure!(ok, "the proof did not verify");
+
+    if ctx.json {
+        println!(
+            "{}",
+            serde_json::json!({
+                "circuit": a.circuit.shape_name(), "backend": be.name(), "domain": params.domain_size(),
+                "constraints_and_inputs_upper_bound": params.domain_size(),
+                "params": path, "params_generated": made, "params_seconds": secs(params_time),
+                "prove_seconds": secs(prove_time), "stages": timings_json(&out.timings),
+                "verify_seconds": secs(verify_time), "verified": ok,
+                "proof_hex": hex::encode(out.proof.to_bytes()),
+            })
+        );
+    } else {
+        ctx.say(format!(
+            "circuit {} (domain 2^{}), backend {}\nparameters {} {} in {:.2} s\nproved in {:.3} s:\n{}\nverified in {:.3} s: OK\nproof {}",
+            a.circuit.shape_name(),
+            params.domain_size().trailing_zeros(),
+            be.name(),
+            path.display(),
+            if made { "generated" } else { "loaded" },
+            params_time.as_secs_f64(),
+            prove_time.as_secs_f64(),
+            timings_text(&out.timings),
+            verify_time.as_secs_f64(),
+            hex::encode(out.proof.to_bytes()),
+        ));
+    }
+    Ok(())
+}
+
+fn generate_and_cache(ctx: &Ctx, c: &CircuitArgs, path: &std::path::Path) -> Result<Parameters> {
+    ctx.say(format!("generating test parameters for {} (cached at {})", c.shape_name(), path.display()));
+    let p = crate::cmd::setup::generate(ctx, c, 0)?;
+    crate::cmd::setup::save(&p, path, None)?;
+    Ok(p)
+}

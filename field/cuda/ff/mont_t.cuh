@@ -1,0 +1,251 @@
+// mont_t.cuh: a prime field of N 32-bit limbs in Montgomery form.
+//
+// Layout: `v[0]` is the least significant limb; the bytes equal blst's
+// little-endian 64-bit Montgomery limbs, so a host `&[Fr]`/`&[Fp]` uploads
+// as it is. Value = v · R⁻¹ mod p with R = 2^(32·N).
+//
+// Requirements on the parameters `P` (see bls12_381.cuh):
+//   N; mod(i), one(i) (R mod p), rr(i) (R² mod p): limb i; m0 = −p⁻¹ mod 2³²;
+//   p < R/2 (top bit of the top limb clear). With p < R/2 and reduced
+//   inputs, the CIOS accumulator fits in N+1 limbs and stays < 2p after each
+//   round, so one branch-free final subtraction suffices.
+//
+// Multiplication is CIOS (coarsely integrated operand scanning): for each
+// limb b_i, add a·b_i, then add m·p with m = t₀·m0 so the low limb cancels,
+// then shift one limb. On the device the sums are PTX carry chains
+// (mad.lo.cc / madc.lo.cc for the low halves, mad.hi.cc / madc.hi.cc for the
+// high halves: 2N products for a·b_i and 2N for m·p, i.e. 4N²+N multiplies,
+// 588 for Fp); the host twin does the same with 64-bit products.
+#pragma once
+
+#include "common.cuh"
+
+namespace cuzk {
+
+template <class P>
+struct mont_t {
+    static constexpr int N = P::N;
+    uint32_t v[N];
+
+    // ---- constructors and constants -------------------------------------
+    CUZK_HD CUZK_INLINE static mont_t zero() {
+        mont_t r;
+        CUZK_UNROLL for (int i = 0; i < N; i++) r.v[i] = 0;
+        return r;
+    }
+    CUZK_HD CUZK_INLINE static mont_t one() {
+        mont_t r;
+        CUZK_UNROLL for (int i = 0; i < N; i++) r.v[i] = P::one(i);
+        return r;
+    }
+    CUZK_HD CUZK_INLINE static mont_t modulus() {
+        mont_t r;
+        CUZK_UNROLL for (int i = 0; i < N; i++) r.v[i] = P::mod(i);
+        return r;
+    }
+    CUZK_HD CUZK_INLINE static mont_t rr() {
+        mont_t r;
+        CUZK_UNROLL for (int i = 0; i < N; i++) r.v[i] = P::rr(i);
+        return r;
+    }
+    // Raw limbs, no conversion (e.g. the integer 1 is {1,0,...}).
+    CUZK_HD CUZK_INLINE static mont_t from_raw(const uint32_t (&l)[N]) {
+        mont_t r;
+        CUZK_UNROLL for (int i = 0; i < N; i++) r.v[i] = l[i];
+        return r;
+    }
+
+    // ---- predicates -----------------------------------------------------
+    CUZK_HD CUZK_INLINE bool is_zero() const {
+        uint32_t acc = 0;
+        CUZK_UNROLL for (int i = 0; i < N; i++) acc |= v[i];
+        return acc == 0;
+    }
+    CUZK_HD CUZK_INLINE friend bool operator==(const mont_t &a, const mont_t &b) {
+        uint32_t acc = 0;
+        CUZK_UNROLL for (int i = 0; i < N; i++) acc |= a.v[i] ^ b.v[i];
+        return acc == 0;
+    }
+    CUZK_HD CUZK_INLINE friend bool operator!=(const mont_t &a, const mont_t &b) { return !(a == b); }
+
+    // ---- addition and subtraction ---------------------------------------
+    // r = s − p if s ≥ p else s, for s < 2p (branch-free).
+    CUZK_HD CUZK_INLINE static void reduce_once(uint32_t (&s)[N]) {
+        uint32_t d[N];
+        uint32_t borrow = 0;
+        CUZK_UNROLL for (int i = 0; i < N; i++) {
+            uint64_t t = (uint64_t)s[i] - P::mod(i) - borrow;
+            d[i] = (uint32_t)t;
+            borrow = (uint32_t)(t >> 63);
+        }
+        uint32_t keep = 0u - borrow;  // all ones when s < p
+        CUZK_UNROLL for (int i = 0; i < N; i++) s[i] = (s[i] & keep) | (d[i] & ~keep);
+    }
+
+    CUZK_HD CUZK_INLINE friend mont_t operator+(const mont_t &a, const mont_t &b) {
+        mont_t r;
+        add_limbs(r.v, a.v, b.v);  // < 2p < R: no carry out
+        reduce_once(r.v);
+        return r;
+    }
+    CUZK_HD CUZK_INLINE friend mont_t operator-(const mont_t &a, const mont_t &b) {
+        mont_t r;
+        uint32_t borrow = sub_limbs_v(r.v, a.v, b.v);
+        uint32_t mask = 0u - borrow;  // add p back when a < b
+        uint32_t pm[N];
+        CUZK_UNROLL for (int i = 0; i < N; i++) pm[i] = P::mod(i) & mask;
+        add_limbs(r.v, r.v, pm);
+        return r;
+    }
+    CUZK_HD CUZK_INLINE mont_t operator-() const {
+        mont_t r;
+        uint32_t pv[N];
+        CUZK_UNROLL for (int i = 0; i < N; i++) pv[i] = P::mod(i);
+        sub_limbs_v(r.v, pv, v);
+        uint32_t mask = is_zero() ? 0u : ~0u;  // −0 = 0, not p
+        CUZK_UNROLL for (int i = 0; i < N; i++) r.v[i] &= mask;
+        return r;
+    }
+    CUZK_HD CUZK_INLINE mont_t dbl() const { return *this + *this; }
+    CUZK_HD CUZK_INLINE mont_t &operator+=(const mont_t &b) { return *this = *this + b; }
+    CUZK_HD CUZK_INLINE mont_t &operator-=(const mont_t &b) { return *this = *this - b; }
+
+    // ---- multiplication -------------------------------------------------
+    CUZK_HD CUZK_INLINE friend mont_t operator*(const mont_t &a, const mont_t &b) {
+        mont_t r;
+#if CUZK_DEVICE_PATH
+        mul_ptx(r.v, a.v, b.v);
+#else
+        mul_portable(r.v, a.v, b.v);
+#endif
+        return r;
+    }
+    CUZK_HD CUZK_INLINE mont_t &operator*=(const mont_t &b) { return *this = *this * b; }
+    // Squaring shares the multiplier for now (a dedicated squaring that
+    // computes each cross product once is a later optimisation).
+    CUZK_HD CUZK_INLINE mont_t sqr() const { return *this * *this; }
+
+    // The portable twin of mul_ptx: the same CIOS rounds with 64-bit
+    // products. Public so tests can compare both paths where PTX exists.
+    CUZK_HD static void mul_portable(uint32_t (&r)[N], const uint32_t (&a)[N], const uint32_t (&b)[N]) {
+        uint32_t t[N + 1];
+        CUZK_UNROLL for (int i = 0; i <= N; i++) t[i] = 0;
+        CUZK_UNROLL for (int i = 0; i < N; i++) {
+            uint64_t c = 0;
+            CUZK_UNROLL for (int j = 0; j < N; j++) {
+                c += (uint64_t)a[j] * b[i] + t[j];
+                t[j] = (uint32_t)c;
+                c >>= 32;
+            }
+            uint32_t top = t[N] + (uint32_t)c;  // fits: the sum is < 2^(32(N+1))
+            uint32_t m = t[0] * P::m0;
+            c = ((uint64_t)m * P::mod(0) + t[0]) >> 32;  // low limb becomes 0
+            CUZK_UNROLL for (int j = 1; j < N; j++) {
+                c += (uint64_t)m * P::mod(j) + t[j];
+                t[j - 1] = (uint32_t)c;
+                c >>= 32;
+            }
+            c += top;
+            t[N - 1] = (uint32_t)c;
+            t[N] = (uint32_t)(c >> 32);
+        }
+        // t < 2p < R, so t[N] is 0 here.
+        CUZK_UNROLL for (int i = 0; i < N; i++) r[i] = t[i];
+        reduce_once(r);
+    }
+
+#if CUZK_DEVICE_PATH
+    // CIOS with PTX carry chains. Each instruction is its own volatile asm
+    // so the compiler keeps the chain's order; the carry flag lives between
+    // them. t has N+1 limbs: t + a·b_i + m·p < 2^33·p < 2^(32(N+1)).
+    __device__ CUZK_INLINE static void mul_ptx(uint32_t (&r)[N], const uint32_t (&a)[N], const uint32_t (&b)[N]) {
+        uint32_t t[N + 1];
+        CUZK_UNROLL for (int i = 0; i <= N; i++) t[i] = 0;
+        CUZK_UNROLL for (int i = 0; i < N; i++) {
+            const uint32_t bi = b[i];
+            // t += lo(a·b_i) at positions 0..N-1, carry into t[N]
+            asm volatile("mad.lo.cc.u32 %0, %1, %2, %0;" : "+r"(t[0]) : "r"(a[0]), "r"(bi));
+            CUZK_UNROLL for (int j = 1; j < N; j++)
+                asm volatile("madc.lo.cc.u32 %0, %1, %2, %0;" : "+r"(t[j]) : "r"(a[j]), "r"(bi));
+            asm volatile("addc.u32 %0, %0, 0;" : "+r"(t[N]));
+            // t += hi(a·b_i) at positions 1..N (no carry out of t[N])
+            asm volatile("mad.hi.cc.u32 %0, %1, %2, %0;" : "+r"(t[1]) : "r"(a[0]), "r"(bi));
+            CUZK_UNROLL for (int j = 1; j < N - 1; j++)
+                asm volatile("madc.hi.cc.u32 %0, %1, %2, %0;" : "+r"(t[j + 1]) : "r"(a[j]), "r"(bi));
+            asm volatile("madc.hi.u32 %0, %1, %2, %0;" : "+r"(t[N]) : "r"(a[N - 1]), "r"(bi));
+            // m·p cancels the low limb
+            const uint32_t m = t[0] * P::m0;
+            asm volatile("mad.lo.cc.u32 %0, %1, %2, %0;" : "+r"(t[0]) : "r"(m), "r"(P::mod(0)));
+            CUZK_UNROLL for (int j = 1; j < N; j++)
+                asm volatile("madc.lo.cc.u32 %0, %1, %2, %0;" : "+r"(t[j]) : "r"(m), "r"(P::mod(j)));
+            asm volatile("addc.u32 %0, %0, 0;" : "+r"(t[N]));
+            asm volatile("mad.hi.cc.u32 %0, %1, %2, %0;" : "+r"(t[1]) : "r"(m), "r"(P::mod(0)));
+            CUZK_UNROLL for (int j = 1; j < N - 1; j++)
+                asm volatile("madc.hi.cc.u32 %0, %1, %2, %0;" : "+r"(t[j + 1]) : "r"(m), "r"(P::mod(j)));
+            asm volatile("madc.hi.u32 %0, %1, %2, %0;" : "+r"(t[N]) : "r"(m), "r"(P::mod(N - 1)));
+            // shift one limb (register renaming once unrolled)
+            CUZK_UNROLL for (int j = 0; j < N; j++) t[j] = t[j + 1];
+            t[N] = 0;
+        }
+        CUZK_UNROLL for (int i = 0; i < N; i++) r[i] = t[i];
+        reduce_once(r);
+    }
+#endif
+
+    // ---- conversions and inversion ------------------------------------
+    // Canonical limbs → Montgomery: x·R² ·R⁻¹.
+    CUZK_HD CUZK_INLINE mont_t to_mont() const { return *this * rr(); }
+    // Montgomery → canonical limbs: x·1·R⁻¹.
+    CUZK_HD CUZK_INLINE mont_t from_mont() const {
+        mont_t one_raw = zero();
+        one_raw.v[0] = 1;
+        return *this * one_raw;
+    }
+
+    // x^e for a public exponent given as limbs (variable time in e only).
+    CUZK_HD mont_t pow(const uint32_t (&e)[N]) const {
+        mont_t acc = one();
+        for (int i = N - 1; i >= 0; i--) {
+            for (int bit = 31; bit >= 0; bit--) {
+                acc = acc.sqr();
+                if ((e[i] >> bit) & 1) acc = acc * *this;
+            }
+        }
+        return acc;
+    }
+    // 1/x by Fermat (x^(p−2)); 0 maps to 0.
+    CUZK_HD mont_t inverse() const {
+        uint32_t e[N];
+        uint32_t borrow = 2;  // e = p − 2 (Fr's low limb is 1: the borrow ripples)
+        CUZK_UNROLL for (int i = 0; i < N; i++) {
+            uint64_t d = (uint64_t)P::mod(i) - borrow;
+            e[i] = (uint32_t)d;
+            borrow = (uint32_t)(d >> 63);
+        }
+        return pow(e);
+    }
+
+  private:
+    // r = a + b over N limbs; returns the carry out.
+    CUZK_HD CUZK_INLINE static uint32_t add_limbs(uint32_t (&r)[N], const uint32_t (&a)[N], const uint32_t (&b)[N]) {
+        uint64_t c = 0;
+        CUZK_UNROLL for (int i = 0; i < N; i++) {
+            c += (uint64_t)a[i] + b[i];
+            r[i] = (uint32_t)c;
+            c >>= 32;
+        }
+        return (uint32_t)c;
+    }
+    // r = a − b over N limbs; returns the borrow (0 or 1).
+    CUZK_HD CUZK_INLINE static uint32_t sub_limbs_v(uint32_t (&r)[N], const uint32_t (&a)[N], const uint32_t (&b)[N]) {
+        uint32_t borrow = 0;
+        CUZK_UNROLL for (int i = 0; i < N; i++) {
+            uint64_t d = (uint64_t)a[i] - b[i] - borrow;
+            r[i] = (uint32_t)d;
+            borrow = (uint32_t)(d >> 63);
+        }
+        return borrow;
+    }
+};
+
+}  // namespace cuzk

@@ -1,0 +1,132 @@
+//! The boundary between the protocol and the arithmetic engines.
+//!
+//! The prover hands a synthesized partition and the parameters to a
+//! [`Backend`], which returns the five group elements the proof is built
+//! from. The CPU backend composes `cuzk-ntt` and `cuzk-msm`; a GPU backend
+//! implements the same trait (keeping H on the device between the NTT and
+//! its MSM, bases resident), so callers never change.
+
+use crate::error::{Groth16Error, Result};
+use crate::params::Parameters;
+use crate::timings::Timings;
+use cuzk_field::{G1Projective, G2Projective};
+use cuzk_synth::ProvingAssignment;
+
+/// The MSM results a proof is assembled from (before randomisation).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ProofParts {
+    /// Σ hᵢ·Hᵢ (quotient polynomial against the H query).
+    pub h: G1Projective,
+    /// Σ auxᵢ·Lᵢ.
+    pub l: G1Projective,
+    /// Σ zᵢ·Aᵢ over inputs and dense aux.
+    pub a: G1Projective,
+    /// Σ zᵢ·Bᵢ in G1.
+    pub b_g1: G1Projective,
+    /// Σ zᵢ·Bᵢ in G2.
+    pub b_g2: G2Projective,
+}
+
+/// An engine that turns a synthesized partition into [`ProofParts`].
+pub trait Backend: Send + Sync + std::fmt::Debug {
+    /// Short name for logs and errors ("cpu", "cuda:0").
+    fn name(&self) -> String;
+
+    /// Computes the MSM results for one partition. Consumes the assignment so
+    /// its large vectors can be reused in place (the H step overwrites a).
+    fn evaluate(&self, params: &Parameters, pa: ProvingAssignment, timings: &mut Timings) -> Result<ProofParts>;
+}
+
+/// Checks that a synthesized partition fits the parameters; every size the
+/// MSMs rely on is compared, so a circuit that does not match its parameters
+/// is a clear error rather than a wrong proof.
+pub fn check_shape(params: &Parameters, pa: &ProvingAssignment) -> Result<()> {
+    let m = params.domain_size();
+    let n = pa.a.len();
+    let err = |s: String| Err(Groth16Error::Mismatch(s));
+    if n.max(1).next_power_of_two() != m {
+        return err(format!(
+            "circuit has {n} constraints (domain {}), parameters are for domain {m}",
+            n.max(1).next_power_of_two()
+        ));
+    }
+    if pa.input_assignment.len() != params.vk.ic.len() {
+        return err(format!(
+            "circuit has {} public inputs, parameters expect {}",
+            pa.input_assignment.len() - 1,
+            params.vk.ic.len() - 1
+        ));
+    }
+    if pa.aux_assignment.len() != params.l.len() {
+        return err(format!(
+            "circuit has {} aux variables, parameters have {} L points",
+            pa.aux_assignment.len(),
+            params.l.len()
+        ));
+    }
+    let a_needed = pa.input_assignment.len() + pa.a_aux_density.count_ones();
+    if a_needed != params.a.len() {
+        return err(format!("A query: circuit needs {a_needed} points, parameters have {}", params.a.len()));
+    }
+    let b_needed = pa.b_input_density.count_ones() + pa.b_aux_density.count_ones();
+    if b_needed != params.b_g1.len() {
+        return err(format!("B query: circuit needs {b_needed} points, parameters have {}", params.b_g1.len()));
+    }
+    Ok(())
+}
+
+/// The CPU backend: rayon NTTs and blst-based MSMs with the zero/one/tail split.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct CpuBackend;
+
+impl Backend for CpuBackend {
+    fn name(&self) -> String {
+        "cpu".into()
+    }
+
+    fn evaluate(&self, params: &Parameters, pa: ProvingAssignment, timings: &mut Timings) -> Result<ProofParts> {
+        use cuzk_msm as msm;
+        check_shape(params, &pa)?;
+        let ProvingAssignment {
+            a,
+            b,
+            c,
+            input_assignment: inputs,
+            aux_assignment: aux,
+            a_aux_density,
+            b_input_density,
+            b_aux_density,
+            ..
+        } = pa;
+        let ms = |e: msm::MsmError| Groth16Error::Msm(e.to_string());
+
+        let h_coeffs = timings.time("ntt_h", || cuzk_ntt::h_step(a, b, c)).map_err(|e| Groth16Error::Ntt(e.to_string()))?;
+        let h = timings.time("msm_h", || msm::msm(&params.h, &h_coeffs)).map_err(ms)?;
+        drop(h_coeffs);
+
+        let l = timings.time("msm_l", || msm::msm_density(&params.l, &aux, None)).map_err(ms)?;
+
+        let ni = inputs.len();
+        let a_sum = timings
+            .time("msm_a", || -> std::result::Result<_, msm::MsmError> {
+                Ok(msm::msm(&params.a[..ni], &inputs)?
+                    + msm::msm_density(&params.a[ni..], &aux, Some(&a_aux_density))?)
+            })
+            .map_err(ms)?;
+
+        let nbi = b_input_density.count_ones();
+        let b_g1 = timings
+            .time("msm_b_g1", || -> std::result::Result<_, msm::MsmError> {
+                Ok(msm::msm_density(&params.b_g1[..nbi], &inputs, Some(&b_input_density))?
+                    + msm::msm_density(&params.b_g1[nbi..], &aux, Some(&b_aux_density))?)
+            })
+            .map_err(ms)?;
+        let b_g2 = timings
+            .time("msm_b_g2", || -> std::result::Result<_, msm::MsmError> {
+                Ok(msm::msm_density(&params.b_g2[..nbi], &inputs, Some(&b_input_density))?
+                    + msm::msm_density(&params.b_g2[nbi..], &aux, Some(&b_aux_density))?)
+            })
+            .map_err(ms)?;
+        Ok(ProofParts { h, l, a: a_sum, b_g1, b_g2 })
+    }
+}

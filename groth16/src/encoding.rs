@@ -1,0 +1,171 @@
+//! Point encodings shared by `.params`, `.vk` and proofs (ZCash BLS12-381
+//! format, as blst and bellperson write it), with parallel decoding.
+
+use crate::error::{Groth16Error, Result};
+use cuzk_field::{G1Affine, G2Affine};
+use group::prime::PrimeCurveAffine;
+use rayon::prelude::*;
+
+/// Bytes of an uncompressed G1 point.
+pub const G1_UNCOMPRESSED: usize = 96;
+/// Bytes of an uncompressed G2 point.
+pub const G2_UNCOMPRESSED: usize = 192;
+/// Bytes of a compressed G1 point.
+pub const G1_COMPRESSED: usize = 48;
+/// Bytes of a compressed G2 point.
+pub const G2_COMPRESSED: usize = 96;
+
+/// How much to check when decoding points from a file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum CheckMode {
+    /// On-curve and subgroup checks on every point (slow: a subgroup check
+    /// costs about a scalar multiplication). For files from untrusted sources.
+    #[default]
+    Full,
+    /// Encoding checks only (flags, field elements in range), as
+    /// filecoin-proofs does for its own cached parameters. A damaged file can
+    /// then make a proof that fails to verify, which the prover's self-check
+    /// catches: it is never returned.
+    Trusted,
+}
+
+/// A cursor over a byte slice that reports truncation with context.
+#[derive(Debug)]
+pub(crate) struct Reader<'a> {
+    pub(crate) bytes: &'a [u8],
+    pub(crate) pos: usize,
+}
+
+impl<'a> Reader<'a> {
+    pub(crate) fn new(bytes: &'a [u8]) -> Self {
+        Self { bytes, pos: 0 }
+    }
+
+    pub(crate) fn take(&mut self, n: usize, what: &'static str) -> Result<&'a [u8]> {
+        let available = self.bytes.len() - self.pos;
+        if n > available {
+            return Err(Groth16Error::Truncated { what, offset: self.pos, needed: n, available });
+        }
+        let s = &self.bytes[self.pos..self.pos + n];
+        self.pos += n;
+        Ok(s)
+    }
+
+    pub(crate) fn u32_be(&mut self, what: &'static str) -> Result<usize> {
+        let b = self.take(4, what)?;
+        Ok(u32::from_be_bytes([b[0], b[1], b[2], b[3]]) as usize)
+    }
+
+    pub(crate) fn remaining(&self) -> usize {
+        self.bytes.len() - self.pos
+    }
+}
+
+/// A point type with the ZCash encodings.
+pub(crate) trait Encoded: Sized + Copy + Send + Sync + PrimeCurveAffine {
+    const UNCOMPRESSED: usize;
+    fn decode_uncompressed(bytes: &[u8], mode: CheckMode) -> Option<Self>;
+    fn encode_uncompressed(&self, out: &mut Vec<u8>);
+}
+
+impl Encoded for G1Affine {
+    const UNCOMPRESSED: usize = G1_UNCOMPRESSED;
+    fn decode_uncompressed(bytes: &[u8], mode: CheckMode) -> Option<Self> {
+        let arr: &[u8; G1_UNCOMPRESSED] = bytes.try_into().ok()?;
+        match mode {
+            CheckMode::Full => Option::from(G1Affine::from_uncompressed(arr)),
+            CheckMode::Trusted => Option::from(G1Affine::from_uncompressed_unchecked(arr)),
+        }
+    }
+    fn encode_uncompressed(&self, out: &mut Vec<u8>) {
+        out.extend_from_slice(&self.to_uncompressed());
+    }
+}
+
+impl Encoded for G2Affine {
+    const UNCOMPRESSED: usize = G2_UNCOMPRESSED;
+    fn decode_uncompressed(bytes: &[u8], mode: CheckMode) -> Option<Self> {
+        let arr: &[u8; G2_UNCOMPRESSED] = bytes.try_into().ok()?;
+        match mode {
+            CheckMode::Full => Option::from(G2Affine::from_uncompressed(arr)),
+            CheckMode::Trusted => Option::from(G2Affine::from_uncompressed_unchecked(arr)),
+        }
+    }
+    fn encode_uncompressed(&self, out: &mut Vec<u8>) {
+        out.extend_from_slice(&self.to_uncompressed());
+    }
+}
+
+/// Decodes one point; the point at infinity is rejected like bellperson does
+/// everywhere in `.params` and `.vk` (a valid key never contains one).
+pub(crate) fn decode_point<P: Encoded>(
+    bytes: &[u8],
+    mode: CheckMode,
+    what: &'static str,
+    index: usize,
+) -> Result<P> {
+    let p = P::decode_uncompressed(bytes, mode).ok_or(Groth16Error::BadPoint {
+        what,
+        index,
+        reason: match mode {
+            CheckMode::Full => "not a valid point (encoding, curve or subgroup check failed)",
+            CheckMode::Trusted => "not a valid point encoding",
+        },
+    })?;
+    if bool::from(p.is_identity()) {
+        return Err(Groth16Error::BadPoint { what, index, reason: "point at infinity" });
+    }
+    Ok(p)
+}
+
+/// Reads `u32 count ‖ count points`, decoding the points in parallel.
+pub(crate) fn read_section<P: Encoded>(
+    r: &mut Reader<'_>,
+    mode: CheckMode,
+    what: &'static str,
+) -> Result<Vec<P>> {
+    let n = r.u32_be(what)?;
+    let bytes = r.take(
+        n.checked_mul(P::UNCOMPRESSED).ok_or(Groth16Error::Truncated {
+            what,
+            offset: r.pos,
+            needed: usize::MAX,
+            available: r.remaining(),
+        })?,
+        what,
+    )?;
+    // Chunks of 1024 points amortise rayon's scheduling; each point costs
+    // ~1 µs (trusted) to ~100 µs (full check), so this still balances well.
+    bytes
+        .par_chunks(P::UNCOMPRESSED * 1024)
+        .enumerate()
+        .flat_map_iter(|(ci, chunk)| {
+            chunk
+                .chunks_exact(P::UNCOMPRESSED)
+                .enumerate()
+                .map(move |(i, b)| decode_point::<P>(b, mode, what, ci * 1024 + i))
+        })
+        .collect()
+}
+
+/// Writes `u32 count ‖ points` (uncompressed), encoding 64 Ki points at a
+/// time in parallel so a multi-GiB section streams without a full copy.
+pub(crate) fn write_section<P: Encoded>(points: &[P], w: &mut impl std::io::Write) -> Result<()> {
+    w.write_all(&(points.len() as u32).to_be_bytes())?;
+    for chunk in points.chunks(1 << 16) {
+        let parts: Vec<Vec<u8>> = chunk
+            .par_chunks(1024)
+            .map(|c| {
+                let mut out = Vec::with_capacity(c.len() * P::UNCOMPRESSED);
+                for p in c {
+                    p.encode_uncompressed(&mut out);
+                }
+                out
+            })
+            .collect();
+        for part in parts {
+            w.write_all(&part)?;
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,99 @@
+//! One error type for the whole protocol layer.
+
+use std::path::PathBuf;
+
+/// Everything that can go wrong reading parameters, proving or verifying.
+/// Every variant carries enough context for a one-line message a user can act on.
+#[derive(Debug, thiserror::Error)]
+pub enum Groth16Error {
+    /// An I/O error on a named file.
+    #[error("{path}: {source}")]
+    File {
+        /// The file.
+        path: PathBuf,
+        /// The underlying error.
+        source: std::io::Error,
+    },
+    /// An error found inside a named file.
+    #[error("{path}: {source}")]
+    InFile {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong with it.
+        source: Box<Groth16Error>,
+    },
+    /// A plain I/O error (e.g. writing to a stream).
+    #[error("i/o error: {0}")]
+    Io(#[from] std::io::Error),
+    /// The input ended before a complete structure was read.
+    #[error("truncated {what}: needed {needed} bytes at offset {offset}, only {available} left")]
+    Truncated {
+        /// What was being read.
+        what: &'static str,
+        /// Byte offset where reading stopped.
+        offset: usize,
+        /// Bytes needed.
+        needed: usize,
+        /// Bytes available.
+        available: usize,
+    },
+    /// Bytes that do not decode to a valid point (bad flags, not on the curve,
+    /// not in the subgroup, or the point at infinity where it is not allowed).
+    #[error("corrupt {what} #{index}: {reason}")]
+    BadPoint {
+        /// Which section (e.g. "H query").
+        what: &'static str,
+        /// Index of the point inside its section.
+        index: usize,
+        /// What is wrong with it.
+        reason: &'static str,
+    },
+    /// The input has bytes after the last section.
+    #[error("{extra} unexpected trailing bytes after the {what}")]
+    TrailingBytes {
+        /// What was read.
+        what: &'static str,
+        /// How many bytes follow it.
+        extra: usize,
+    },
+    /// Parameters and circuit disagree (sizes of the queries).
+    #[error("parameters do not match the circuit: {0}")]
+    Mismatch(String),
+    /// Public input count does not match the verifying key.
+    #[error("wrong number of public inputs: the verifying key expects {expected}, got {got}")]
+    InputCount {
+        /// Inputs the key expects (without the leading ONE).
+        expected: usize,
+        /// Inputs supplied.
+        got: usize,
+    },
+    /// A malformed proof encoding.
+    #[error("malformed proof: {0}")]
+    MalformedProof(String),
+    /// The circuit failed to synthesize.
+    #[error("synthesis failed: {0}")]
+    Synthesis(#[from] bellpepper_core::SynthesisError),
+    /// The NTT layer rejected its input.
+    #[error("ntt: {0}")]
+    Ntt(String),
+    /// The MSM layer rejected its input.
+    #[error("msm: {0}")]
+    Msm(String),
+    /// A freshly made proof did not verify (self-check): never returned silently.
+    #[error("self-check failed: the proof just made does not verify (backend {backend})")]
+    SelfCheck {
+        /// The backend that produced it.
+        backend: String,
+    },
+    /// A backend-specific failure (e.g. the GPU ran out of memory).
+    #[error("backend {backend}: {message}")]
+    Backend {
+        /// Which backend.
+        backend: String,
+        /// What happened.
+        message: String,
+    },
+}
+
+/// Result alias.
+pub type Result<T, E = Groth16Error> = std::result::Result<T, E>;

@@ -1,0 +1,185 @@
+//! Proving parameters in bellperson's `.params` format.
+//!
+//! Layout (all counts big-endian `u32`, points uncompressed):
+//! verifying key ‖ H[n] ‖ L[n] ‖ A[n] ‖ B_G1[n] ‖ B_G2[n]. A and B hold only
+//! the non-infinity points (inputs first, then aux in order), which line up
+//! with the density bitmaps synthesis produces.
+
+use crate::encoding::{read_section, write_section, CheckMode, Reader, G1_UNCOMPRESSED, G2_UNCOMPRESSED};
+use crate::error::{Groth16Error, Result};
+use crate::vk::VerifyingKey;
+use cuzk_field::{G1Affine, G2Affine};
+use std::path::Path;
+
+/// Groth16 proving parameters (the SRS of one circuit).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Parameters {
+    /// The verifying key.
+    pub vk: VerifyingKey,
+    /// τⁱ·Z(τ)/δ for i in 0..m−1 (m = domain size).
+    pub h: Vec<G1Affine>,
+    /// (β·Aⱼ + α·Bⱼ + Cⱼ)(τ)/δ for each aux variable.
+    pub l: Vec<G1Affine>,
+    /// Aⱼ(τ) for every variable whose A column is non-zero (inputs, then aux).
+    pub a: Vec<G1Affine>,
+    /// Bⱼ(τ) in G1, same filtering.
+    pub b_g1: Vec<G1Affine>,
+    /// Bⱼ(τ) in G2, same filtering.
+    pub b_g2: Vec<G2Affine>,
+}
+
+/// Section sizes of a `.params` file, read from its header and counts only.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ParamsInfo {
+    /// Public inputs + 1 (ONE).
+    pub ic: usize,
+    /// H points (domain − 1).
+    pub h: usize,
+    /// L points (aux variables).
+    pub l: usize,
+    /// A points.
+    pub a: usize,
+    /// B points in G1.
+    pub b_g1: usize,
+    /// B points in G2.
+    pub b_g2: usize,
+    /// Total file size implied by the counts.
+    pub bytes: usize,
+}
+
+impl ParamsInfo {
+    /// Domain size the parameters were made for.
+    pub fn domain_size(&self) -> usize {
+        self.h + 1
+    }
+}
+
+impl Parameters {
+    /// Decodes parameters from bytes (e.g. an mmap'd file), points in parallel.
+    pub fn from_bytes(bytes: &[u8], mode: CheckMode) -> Result<Self> {
+        let mut r = Reader::new(bytes);
+        let vk = VerifyingKey::read_from(&mut r, mode)?;
+        let h = read_section::<G1Affine>(&mut r, mode, "H query")?;
+        let l = read_section::<G1Affine>(&mut r, mode, "L query")?;
+        let a = read_section::<G1Affine>(&mut r, mode, "A query")?;
+        let b_g1 = read_section::<G1Affine>(&mut r, mode, "B_G1 query")?;
+        let b_g2 = read_section::<G2Affine>(&mut r, mode, "B_G2 query")?;
+        if r.remaining() != 0 {
+            return Err(Groth16Error::TrailingBytes { what: "parameters", extra: r.remaining() });
+        }
+        let p = Self { vk, h, l, a, b_g1, b_g2 };
+        p.check_consistency()?;
+        Ok(p)
+    }
+
+    /// Memory-maps and decodes a `.params` file.
+    pub fn load(path: &Path, mode: CheckMode) -> Result<Self> {
+        let map = map_file(path)?;
+        Self::from_bytes(&map, mode).map_err(|e| with_path(e, path))
+    }
+
+    /// Reads only the section counts (fast: seeks over the points).
+    pub fn inspect(path: &Path) -> Result<ParamsInfo> {
+        let map = map_file(path)?;
+        Self::inspect_bytes(&map).map_err(|e| with_path(e, path))
+    }
+
+    /// Section counts from bytes; checks that the file is exactly as long as
+    /// the counts say.
+    pub fn inspect_bytes(bytes: &[u8]) -> Result<ParamsInfo> {
+        let mut r = Reader::new(bytes);
+        r.take(3 * G1_UNCOMPRESSED + 3 * G2_UNCOMPRESSED, "verifying key")?;
+        let mut counts = [0usize; 6];
+        for (i, (what, size)) in [
+            ("vk IC", G1_UNCOMPRESSED),
+            ("H query", G1_UNCOMPRESSED),
+            ("L query", G1_UNCOMPRESSED),
+            ("A query", G1_UNCOMPRESSED),
+            ("B_G1 query", G1_UNCOMPRESSED),
+            ("B_G2 query", G2_UNCOMPRESSED),
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            counts[i] = r.u32_be(what)?;
+            r.take(counts[i] * size, what)?;
+        }
+        if r.remaining() != 0 {
+            return Err(Groth16Error::TrailingBytes { what: "parameters", extra: r.remaining() });
+        }
+        Ok(ParamsInfo {
+            ic: counts[0],
+            h: counts[1],
+            l: counts[2],
+            a: counts[3],
+            b_g1: counts[4],
+            b_g2: counts[5],
+            bytes: bytes.len(),
+        })
+    }
+
+    fn check_consistency(&self) -> Result<()> {
+        if self.b_g1.len() != self.b_g2.len() {
+            return Err(Groth16Error::Mismatch(format!(
+                "B_G1 has {} points but B_G2 has {}",
+                self.b_g1.len(),
+                self.b_g2.len()
+            )));
+        }
+        if !(self.h.len() + 1).is_power_of_two() {
+            return Err(Groth16Error::Mismatch(format!(
+                "H has {} points; a domain size minus one is expected",
+                self.h.len()
+            )));
+        }
+        Ok(())
+    }
+
+    /// Writes the parameters in bellperson's format.
+    pub fn write(&self, w: &mut impl std::io::Write) -> Result<()> {
+        self.vk.write(w)?;
+        write_section(&self.h, w)?;
+        write_section(&self.l, w)?;
+        write_section(&self.a, w)?;
+        write_section(&self.b_g1, w)?;
+        write_section(&self.b_g2, w)
+    }
+
+    /// Writes to `path` atomically (a temporary file renamed into place), so
+    /// an interrupted write never leaves a truncated `.params` behind.
+    pub fn save(&self, path: &Path) -> Result<()> {
+        let tmp = path.with_extension("params.tmp");
+        let io = |source| Groth16Error::File { path: tmp.clone(), source };
+        let f = std::fs::File::create(&tmp).map_err(io)?;
+        let mut w = std::io::BufWriter::with_capacity(1 << 20, f);
+        self.write(&mut w)?;
+        let f = w.into_inner().map_err(|e| io(e.into_error()))?;
+        f.sync_all().map_err(io)?;
+        std::fs::rename(&tmp, path)
+            .map_err(|source| Groth16Error::File { path: path.to_owned(), source })
+    }
+
+    /// Number of public inputs (without ONE).
+    pub fn num_public_inputs(&self) -> usize {
+        self.vk.num_public_inputs()
+    }
+
+    /// Domain size m (H has m − 1 points).
+    pub fn domain_size(&self) -> usize {
+        self.h.len() + 1
+    }
+}
+
+fn map_file(path: &Path) -> Result<memmap2::Mmap> {
+    let f = std::fs::File::open(path)
+        .map_err(|source| Groth16Error::File { path: path.to_owned(), source })?;
+    crate::mmap::map_readonly(&f)
+        .map_err(|source| Groth16Error::File { path: path.to_owned(), source })
+}
+
+pub(crate) fn with_path(e: Groth16Error, path: &Path) -> Groth16Error {
+    match e {
+        Groth16Error::File { .. } | Groth16Error::InFile { .. } => e,
+        other => Groth16Error::InFile { path: path.to_owned(), source: Box::new(other) },
+    }
+}

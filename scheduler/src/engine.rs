@@ -1,0 +1,946 @@
+//! The engine: jobs → partitions → synthesis workers → GPU workers →
+//! assembly → self-check → result.
+//!
+//! All scheduling state lives behind one mutex ([`State`]); workers are
+//! plain threads that sleep on condition variables. Every decision (which
+//! partition to synthesize next, whether it fits the memory budget, which
+//! GPU worker takes which synthesized partition) is made under that lock,
+//! so reserving memory and admitting work are one atomic step. The heavy
+//! work (synthesis, the backend, assembly, verification) runs outside it.
+
+use crate::config::EngineOptions;
+use crate::error::{EngineError, Stage};
+use crate::source::{estimate_partition_bytes, PartitionSource};
+use crate::timeline::{EngineStats, Event, EventKind};
+use cuzk_field::{Field, Fr};
+use cuzk_groth16::{assemble, verify_proof, Backend, Parameters, PreparedVerifyingKey, Proof, Timings};
+use cuzk_synth::ProvingAssignment;
+use parking_lot::{Condvar, Mutex, RwLock};
+use std::cmp::Reverse;
+use std::collections::{BTreeMap, HashMap};
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::Arc;
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+/// A job's identity: its submission number (starting at 0).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize)]
+pub struct JobId(pub u64);
+
+impl std::fmt::Display for JobId {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "job {}", self.0)
+    }
+}
+
+/// What to prove: the partitions of one proof, against a registered circuit.
+#[derive(Clone)]
+pub struct JobSpec {
+    /// Id under which the parameters were registered
+    /// ([`Engine::register_circuit`]).
+    pub circuit_id: String,
+    /// Higher runs first; equal priorities run in submission order. A
+    /// waiting job gains a level every `aging` partitions started ahead of
+    /// it, so low priorities are delayed, never starved.
+    pub priority: i32,
+    /// The partitions.
+    pub source: Arc<dyn PartitionSource>,
+}
+
+impl std::fmt::Debug for JobSpec {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("JobSpec")
+            .field("circuit_id", &self.circuit_id)
+            .field("priority", &self.priority)
+            .field("partitions", &self.source.num_partitions())
+            .finish()
+    }
+}
+
+impl JobSpec {
+    /// A job of priority 0.
+    pub fn new(circuit_id: impl Into<String>, source: Arc<dyn PartitionSource>) -> Self {
+        Self { circuit_id: circuit_id.into(), priority: 0, source }
+    }
+
+    /// Sets the priority.
+    pub fn with_priority(mut self, priority: i32) -> Self {
+        self.priority = priority;
+        self
+    }
+}
+
+/// Where one partition's time went.
+#[derive(Clone, Debug)]
+pub struct PartitionTimes {
+    /// Synthesis.
+    pub synthesis: Duration,
+    /// From joining the GPU queue to entering the device region.
+    pub gpu_wait: Duration,
+    /// The device region (the backend's `evaluate`).
+    pub gpu: Duration,
+    /// The backend's own stages.
+    pub stages: Timings,
+    /// Randomisation and compression.
+    pub assembly: Duration,
+    /// The self-check.
+    pub verify: Duration,
+    /// The device it ran on.
+    pub device: u32,
+}
+
+/// A finished job: one proof per partition, in partition order, each
+/// verified against the registered verifying key.
+#[derive(Clone, Debug)]
+pub struct JobOutput {
+    /// The job.
+    pub job: JobId,
+    /// Proofs in partition order.
+    pub proofs: Vec<Proof>,
+    /// Public inputs of each partition (without the leading ONE).
+    pub inputs: Vec<Vec<Fr>>,
+    /// Per-partition times.
+    pub partitions: Vec<PartitionTimes>,
+    /// Seconds since the engine started, at submission.
+    pub submitted_at: f64,
+    /// Seconds since the engine started, at completion.
+    pub finished_at: f64,
+}
+
+impl JobOutput {
+    /// The proofs concatenated (192 bytes each), as a multi-partition
+    /// Filecoin proof is stored.
+    pub fn proof_bytes(&self) -> Vec<u8> {
+        Proof::many_to_bytes(&self.proofs)
+    }
+}
+
+type JobResult = Result<JobOutput, EngineError>;
+
+#[derive(Default)]
+struct JobShared {
+    result: Mutex<Option<JobResult>>,
+    cv: Condvar,
+}
+
+impl JobShared {
+    fn set(&self, r: JobResult) {
+        let mut g = self.result.lock();
+        if g.is_none() {
+            *g = Some(r);
+        }
+        self.cv.notify_all();
+    }
+}
+
+/// The caller's end of a job: wait for its result, or cancel it.
+pub struct JobHandle {
+    id: JobId,
+    shared: Arc<JobShared>,
+    inner: Arc<Inner>,
+}
+
+impl std::fmt::Debug for JobHandle {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("JobHandle").field("id", &self.id).field("finished", &self.is_finished()).finish()
+    }
+}
+
+impl JobHandle {
+    /// The job's id.
+    pub fn id(&self) -> JobId {
+        self.id
+    }
+
+    /// Blocks until the job has finished, failed or was cancelled.
+    pub fn wait(&self) -> JobResult {
+        let mut g = self.shared.result.lock();
+        while g.is_none() {
+            self.shared.cv.wait(&mut g);
+        }
+        g.clone().expect("checked above")
+    }
+
+    /// [`JobHandle::wait`] with a limit; `None` when the time ran out.
+    pub fn wait_timeout(&self, limit: Duration) -> Option<JobResult> {
+        let deadline = Instant::now() + limit;
+        let mut g = self.shared.result.lock();
+        while g.is_none() {
+            if self.shared.cv.wait_until(&mut g, deadline).timed_out() {
+                break;
+            }
+        }
+        g.clone()
+    }
+
+    /// The result if the job is over.
+    pub fn try_result(&self) -> Option<JobResult> {
+        self.shared.result.lock().clone()
+    }
+
+    /// Whether the job is over (in any way).
+    pub fn is_finished(&self) -> bool {
+        self.shared.result.lock().is_some()
+    }
+
+    /// Cancels the job: partitions not yet started never will be, queued
+    /// synthesized partitions are dropped (their memory returns to the
+    /// budget), partitions in flight finish and are discarded. Returns
+    /// false if the job was already over.
+    pub fn cancel(&self) -> bool {
+        self.inner.cancel(self.id.0)
+    }
+}
+
+struct CircuitEntry {
+    params: Arc<Parameters>,
+    pvk: PreparedVerifyingKey,
+}
+
+struct Done {
+    proof: Proof,
+    inputs: Vec<Fr>,
+    times: PartitionTimes,
+}
+
+struct Job {
+    priority: i32,
+    /// Partitions of other jobs started while this one was eligible, since
+    /// it last started one.
+    skipped: u64,
+    circuit: Arc<CircuitEntry>,
+    source: Arc<dyn PartitionSource>,
+    /// Reservation per partition (whole lifetime).
+    bytes: Vec<u64>,
+    /// Synthesized size per partition as the shape predicts.
+    proving_bytes: Vec<u64>,
+    next: usize,
+    in_synth: usize,
+    done: Vec<Option<Done>>,
+    remaining: usize,
+    shared: Arc<JobShared>,
+    submitted_at: f64,
+}
+
+impl Job {
+    fn effective_priority(&self, aging: u64) -> i64 {
+        self.priority as i64 + (self.skipped / aging) as i64
+    }
+}
+
+/// A synthesized partition waiting for a GPU worker.
+struct Ready {
+    job: u64,
+    index: usize,
+    pa: ProvingAssignment,
+    reserved: u64,
+    held: u64,
+    queued: Instant,
+    synthesis: Duration,
+    circuit: Arc<CircuitEntry>,
+}
+
+struct SynthTask {
+    job: u64,
+    index: usize,
+    bytes: u64,
+    proving_bytes: u64,
+    source: Arc<dyn PartitionSource>,
+}
+
+enum Pick {
+    Go(SynthTask),
+    Budget,
+    Idle,
+}
+
+#[derive(Default)]
+struct State {
+    shutdown: bool,
+    paused: bool,
+    next_id: u64,
+    jobs: BTreeMap<u64, Job>,
+    ready: Vec<Ready>,
+    reserved: u64,
+    peak: u64,
+    held: u64,
+    held_peak: u64,
+    overcommit: u64,
+    budget_blocked_since: Option<Instant>,
+    budget_wait: Duration,
+    synth_busy: usize,
+    gpu_busy: usize,
+    device_load: Vec<usize>,
+    device_busy: Vec<Duration>,
+    partitions_done: u64,
+    jobs_done: u64,
+    jobs_failed: u64,
+    jobs_cancelled: u64,
+}
+
+impl State {
+    fn reserve(&mut self, b: u64) {
+        self.reserved += b;
+        self.peak = self.peak.max(self.reserved);
+    }
+    fn release(&mut self, b: u64) {
+        debug_assert!(self.reserved >= b, "released more than reserved");
+        self.reserved = self.reserved.saturating_sub(b);
+    }
+    fn hold(&mut self, b: u64) {
+        self.held += b;
+        self.held_peak = self.held_peak.max(self.held);
+    }
+    fn unhold(&mut self, b: u64) {
+        self.held = self.held.saturating_sub(b);
+    }
+}
+
+struct Inner {
+    opts: EngineOptions,
+    backend: Arc<dyn Backend>,
+    state: Mutex<State>,
+    synth_cv: Condvar,
+    gpu_cv: Condvar,
+    room_cv: Condvar,
+    device_locks: Vec<Mutex<()>>,
+    circuits: RwLock<HashMap<String, Arc<CircuitEntry>>>,
+    epoch: Instant,
+    events: Option<Mutex<Vec<Event>>>,
+}
+
+/// The proving engine. Dropping it shuts it down (see [`Engine::shutdown`]).
+pub struct Engine {
+    inner: Arc<Inner>,
+    threads: Vec<JoinHandle<()>>,
+}
+
+impl std::fmt::Debug for Engine {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Engine").field("options", &self.inner.opts).field("backend", &self.inner.backend.name()).finish()
+    }
+}
+
+fn panic_message(p: Box<dyn std::any::Any + Send>) -> String {
+    let s = p
+        .downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| p.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "unknown panic".into());
+    format!("panicked: {s}")
+}
+
+impl Engine {
+    /// Starts the workers: `concurrency` synthesis threads and
+    /// `gpu_workers_per_device` threads per device.
+    pub fn new(opts: EngineOptions, backend: Arc<dyn Backend>) -> Result<Self, EngineError> {
+        let bad = |m: &str| Err(EngineError::Options(m.to_string()));
+        if opts.concurrency == 0 {
+            return bad("concurrency must be at least 1");
+        }
+        if opts.partition_workers == 0 {
+            return bad("partition_workers must be at least 1");
+        }
+        if opts.devices.is_empty() {
+            return bad("at least one device is needed");
+        }
+        if opts.gpu_workers_per_device == 0 {
+            return bad("gpu_workers_per_device must be at least 1");
+        }
+        if opts.memory_budget == 0 {
+            return bad("the memory budget must be more than 0 bytes");
+        }
+        if opts.queue_capacity == 0 {
+            return bad("queue_capacity must be at least 1");
+        }
+        if opts.aging == 0 {
+            return bad("aging must be at least 1");
+        }
+        let nd = opts.devices.len();
+        let state = State { device_load: vec![0; nd], device_busy: vec![Duration::ZERO; nd], ..State::default() };
+        let inner = Arc::new(Inner {
+            events: opts.timeline.then(|| Mutex::new(Vec::new())),
+            device_locks: (0..nd).map(|_| Mutex::new(())).collect(),
+            opts,
+            backend,
+            state: Mutex::new(state),
+            synth_cv: Condvar::new(),
+            gpu_cv: Condvar::new(),
+            room_cv: Condvar::new(),
+            circuits: RwLock::new(HashMap::new()),
+            epoch: Instant::now(),
+        });
+        let mut threads = Vec::new();
+        let spawn = |name: String, f: Box<dyn FnOnce() + Send>| {
+            std::thread::Builder::new()
+                .name(name)
+                .spawn(f)
+                .map_err(|e| EngineError::Options(format!("cannot start a worker thread: {e}")))
+        };
+        for w in 0..inner.opts.concurrency {
+            let i = inner.clone();
+            threads.push(spawn(format!("cuzk-synth-{w}"), Box::new(move || i.synth_worker(w)))?);
+        }
+        for d in 0..nd {
+            for w in 0..inner.opts.gpu_workers_per_device {
+                let i = inner.clone();
+                let name = format!("cuzk-gpu{}-{w}", inner.opts.devices[d]);
+                threads.push(spawn(name, Box::new(move || i.gpu_worker(d, w)))?);
+            }
+        }
+        Ok(Self { inner, threads })
+    }
+
+    /// The settings the engine runs with.
+    pub fn options(&self) -> &EngineOptions {
+        &self.inner.opts
+    }
+
+    /// The backend's name.
+    pub fn backend_name(&self) -> String {
+        self.inner.backend.name()
+    }
+
+    /// Makes parameters available to jobs under `id` (replacing any
+    /// earlier ones; jobs already submitted keep theirs).
+    pub fn register_circuit(&self, id: impl Into<String>, params: Arc<Parameters>) {
+        let pvk = params.vk.prepare();
+        self.inner.circuits.write().insert(id.into(), Arc::new(CircuitEntry { params, pvk }));
+    }
+
+    /// Whether parameters are registered under `id`.
+    pub fn has_circuit(&self, id: &str) -> bool {
+        self.inner.circuits.read().contains_key(id)
+    }
+
+    /// Submits a job; fails at once with [`EngineError::QueueFull`] when
+    /// `queue_capacity` jobs are unfinished.
+    pub fn submit(&self, job: JobSpec) -> Result<JobHandle, EngineError> {
+        self.inner.submit(job, false)
+    }
+
+    /// Submits a job, waiting for room in the queue if it is full.
+    pub fn submit_blocking(&self, job: JobSpec) -> Result<JobHandle, EngineError> {
+        self.inner.submit(job, true)
+    }
+
+    /// Stops starting new syntheses (work already started goes on).
+    pub fn pause(&self) {
+        self.inner.state.lock().paused = true;
+    }
+
+    /// Undoes [`Engine::pause`].
+    pub fn resume(&self) {
+        self.inner.state.lock().paused = false;
+        self.inner.synth_cv.notify_all();
+    }
+
+    /// Live counters.
+    pub fn stats(&self) -> EngineStats {
+        self.inner.stats()
+    }
+
+    /// A copy of the timeline so far (empty unless `timeline` is on).
+    pub fn timeline(&self) -> Vec<Event> {
+        self.inner.events.as_ref().map(|e| e.lock().clone()).unwrap_or_default()
+    }
+
+    /// Takes the timeline so far, leaving it empty.
+    pub fn take_timeline(&self) -> Vec<Event> {
+        self.inner.events.as_ref().map(|e| std::mem::take(&mut *e.lock())).unwrap_or_default()
+    }
+
+    /// Seconds since the engine started (the timeline's clock).
+    pub fn now(&self) -> f64 {
+        self.inner.secs(Instant::now())
+    }
+
+    /// Fails every unfinished job with [`EngineError::ShutDown`], lets
+    /// workers finish what they hold, and joins them.
+    pub fn shutdown(mut self) {
+        self.stop();
+    }
+
+    fn stop(&mut self) {
+        let garbage = {
+            let mut st = self.inner.state.lock();
+            st.shutdown = true;
+            for (_, j) in std::mem::take(&mut st.jobs) {
+                j.shared.set(Err(EngineError::ShutDown));
+            }
+            let ready = std::mem::take(&mut st.ready);
+            for r in &ready {
+                st.release(r.reserved);
+                st.unhold(r.held);
+            }
+            ready
+        };
+        drop(garbage);
+        self.inner.synth_cv.notify_all();
+        self.inner.gpu_cv.notify_all();
+        self.inner.room_cv.notify_all();
+        for t in self.threads.drain(..) {
+            let _ = t.join();
+        }
+    }
+}
+
+impl Drop for Engine {
+    fn drop(&mut self) {
+        self.stop();
+    }
+}
+
+impl Inner {
+    fn secs(&self, t: Instant) -> f64 {
+        t.saturating_duration_since(self.epoch).as_secs_f64()
+    }
+
+    fn event(&self, e: Event) {
+        if let Some(ev) = &self.events {
+            ev.lock().push(e);
+        }
+    }
+
+    fn submit(self: &Arc<Self>, spec: JobSpec, block: bool) -> Result<JobHandle, EngineError> {
+        let circuit =
+            self.circuits.read().get(&spec.circuit_id).cloned().ok_or(EngineError::UnknownCircuit(spec.circuit_id.clone()))?;
+        let n = spec.source.num_partitions();
+        if n == 0 {
+            return Err(EngineError::EmptyJob);
+        }
+        let (domain, inputs) = (circuit.params.domain_size(), circuit.params.vk.ic.len());
+        let mut bytes = Vec::with_capacity(n);
+        let mut proving = Vec::with_capacity(n);
+        for index in 0..n {
+            let shape =
+                spec.source.shape(index).map_err(|e| EngineError::Shape { index, message: e.to_string() })?;
+            // Catch a circuit/parameter mismatch before spending synthesis on it.
+            if shape.domain_size() != domain || shape.num_inputs != inputs {
+                return Err(EngineError::Shape {
+                    index,
+                    message: format!(
+                        "domain {} with {} inputs, but the parameters of '{}' are for domain {domain} with {inputs}",
+                        shape.domain_size(),
+                        shape.num_inputs,
+                        spec.circuit_id
+                    ),
+                });
+            }
+            let need = estimate_partition_bytes(&shape);
+            if need > self.opts.memory_budget {
+                return Err(EngineError::BudgetTooSmall { index, need, budget: self.opts.memory_budget });
+            }
+            bytes.push(need);
+            proving.push(shape.proving_bytes() as u64);
+        }
+        let shared = Arc::new(JobShared::default());
+        let mut st = self.state.lock();
+        loop {
+            if st.shutdown {
+                return Err(EngineError::ShutDown);
+            }
+            if st.jobs.len() < self.opts.queue_capacity {
+                break;
+            }
+            if !block {
+                return Err(EngineError::QueueFull(self.opts.queue_capacity));
+            }
+            self.room_cv.wait(&mut st);
+        }
+        let id = st.next_id;
+        st.next_id += 1;
+        let now = self.secs(Instant::now());
+        st.jobs.insert(
+            id,
+            Job {
+                priority: spec.priority,
+                skipped: 0,
+                circuit,
+                source: spec.source,
+                bytes,
+                proving_bytes: proving,
+                next: 0,
+                in_synth: 0,
+                done: (0..n).map(|_| None).collect(),
+                remaining: n,
+                shared: shared.clone(),
+                submitted_at: now,
+            },
+        );
+        self.event(Event::new(now, EventKind::JobSubmitted).job(id).detail(spec.circuit_id));
+        drop(st);
+        self.synth_cv.notify_all();
+        Ok(JobHandle { id: JobId(id), shared, inner: self.clone() })
+    }
+
+    /// Chooses the next partition to synthesize and reserves its memory.
+    fn pick(&self, st: &mut State) -> Pick {
+        let cap = self.opts.partition_workers;
+        let aging = self.opts.aging;
+        let eligible = |j: &Job| j.next < j.bytes.len() && j.in_synth < cap;
+        let best = st
+            .jobs
+            .iter()
+            .filter(|(_, j)| eligible(j))
+            .max_by_key(|(id, j)| (j.effective_priority(aging), Reverse(**id)))
+            .map(|(id, j)| (*id, j.bytes[j.next]));
+        let Some((id, need)) = best else { return Pick::Idle };
+        // Strict order: the best candidate waits for memory rather than
+        // being overtaken by smaller ones, which would starve big circuits.
+        if st.reserved + need > self.opts.memory_budget {
+            return Pick::Budget;
+        }
+        for (oid, o) in st.jobs.iter_mut() {
+            if *oid != id && eligible(o) {
+                o.skipped += 1;
+            }
+        }
+        let j = st.jobs.get_mut(&id).expect("picked from the map");
+        j.skipped = 0;
+        let index = j.next;
+        j.next += 1;
+        j.in_synth += 1;
+        let task = SynthTask { job: id, index, bytes: need, proving_bytes: j.proving_bytes[index], source: j.source.clone() };
+        st.reserve(need);
+        st.synth_busy += 1;
+        Pick::Go(task)
+    }
+
+    fn end_budget_wait(&self, st: &mut State) {
+        if let Some(since) = st.budget_blocked_since.take() {
+            let d = since.elapsed();
+            st.budget_wait += d;
+            self.event(Event::new(self.secs(since), EventKind::BudgetWait).dur(d.as_secs_f64()));
+        }
+    }
+
+    fn synth_worker(&self, w: usize) {
+        loop {
+            let task = {
+                let mut st = self.state.lock();
+                loop {
+                    if st.shutdown {
+                        return;
+                    }
+                    if !st.paused {
+                        match self.pick(&mut st) {
+                            Pick::Go(t) => {
+                                self.end_budget_wait(&mut st);
+                                break t;
+                            }
+                            Pick::Budget => {
+                                st.budget_blocked_since.get_or_insert_with(Instant::now);
+                            }
+                            Pick::Idle => self.end_budget_wait(&mut st),
+                        }
+                    }
+                    self.synth_cv.wait(&mut st);
+                }
+            };
+            let t0 = Instant::now();
+            self.event(
+                Event::new(self.secs(t0), EventKind::SynthStart).part(task.job, task.index).worker(w).bytes(task.bytes),
+            );
+            let res = match catch_unwind(AssertUnwindSafe(|| task.source.synthesize(task.index))) {
+                Ok(Ok(pa)) => Ok(pa),
+                Ok(Err(e)) => Err(e.to_string()),
+                Err(p) => Err(panic_message(p)),
+            };
+            let t1 = Instant::now();
+            let mut end = Event::new(self.secs(t1), EventKind::SynthEnd).part(task.job, task.index).worker(w);
+            if let Ok(pa) = &res {
+                end = end.bytes(pa.memory_bytes() as u64);
+            }
+            self.event(end);
+
+            let mut garbage: Vec<ProvingAssignment> = Vec::new();
+            let mut st = self.state.lock();
+            st.synth_busy -= 1;
+            let alive = match st.jobs.get_mut(&task.job) {
+                Some(j) => {
+                    j.in_synth -= 1;
+                    Some(j.circuit.clone())
+                }
+                None => None,
+            };
+            match (res, alive) {
+                (Ok(pa), Some(circuit)) => {
+                    let held = pa.memory_bytes() as u64;
+                    let mut reserved = task.bytes;
+                    if held > task.proving_bytes {
+                        // The shape under-predicted the allocation: account
+                        // for the truth (and record it) rather than pretend.
+                        let extra = held - task.proving_bytes;
+                        st.overcommit += extra;
+                        st.reserve(extra);
+                        reserved += extra;
+                    }
+                    st.hold(held);
+                    st.ready.push(Ready {
+                        job: task.job,
+                        index: task.index,
+                        pa,
+                        reserved,
+                        held,
+                        queued: t1,
+                        synthesis: t1 - t0,
+                        circuit,
+                    });
+                    self.event(Event::new(self.secs(t1), EventKind::GpuQueued).part(task.job, task.index));
+                    self.gpu_cv.notify_all();
+                }
+                (Ok(pa), None) => {
+                    st.release(task.bytes);
+                    garbage.push(pa);
+                }
+                (Err(message), alive) => {
+                    st.release(task.bytes);
+                    if alive.is_some() {
+                        let err = EngineError::Partition { index: task.index, stage: Stage::Synthesis, message };
+                        garbage.extend(self.finish_job(&mut st, task.job, Err(err)));
+                    }
+                }
+            }
+            drop(st);
+            self.synth_cv.notify_all();
+            drop(garbage);
+        }
+    }
+
+    /// The synthesized partition device `d`'s worker should take, if any.
+    /// A worker only takes work while its device is among the least loaded,
+    /// so with several devices an idle one is fed before a busy one queues
+    /// a second partition. (Some device with the minimum load always has a
+    /// free worker, so this never stalls.)
+    fn pick_ready(&self, st: &mut State, d: usize) -> Option<Ready> {
+        if st.ready.is_empty() {
+            return None;
+        }
+        let min = st.device_load.iter().copied().min().unwrap_or(0);
+        if st.device_load[d] > min {
+            return None;
+        }
+        let aging = self.opts.aging;
+        let jobs = &st.jobs;
+        let (i, _) = st.ready.iter().enumerate().max_by_key(|(_, r)| {
+            let p = jobs.get(&r.job).map(|j| j.effective_priority(aging)).unwrap_or(i64::MIN);
+            (p, Reverse(r.job), Reverse(r.index))
+        })?;
+        Some(st.ready.swap_remove(i))
+    }
+
+    fn gpu_worker(&self, d: usize, w: usize) {
+        let device = self.opts.devices[d];
+        loop {
+            let item = {
+                let mut st = self.state.lock();
+                loop {
+                    if st.shutdown {
+                        return;
+                    }
+                    if let Some(r) = self.pick_ready(&mut st, d) {
+                        st.gpu_busy += 1;
+                        st.device_load[d] += 1;
+                        break r;
+                    }
+                    self.gpu_cv.wait(&mut st);
+                }
+            };
+            let Ready { job, index, pa, reserved, held, queued, synthesis, circuit } = item;
+            let inputs = pa.input_assignment.get(1..).unwrap_or(&[]).to_vec();
+            let mut stages = Timings::default();
+            // The device region. With the CPU backend all of `evaluate` is
+            // in it; a GPU backend that splits preparation from kernels
+            // would narrow it to the kernels.
+            let (res, g0, g1) = {
+                let _device = self.device_locks[d].lock();
+                let g0 = Instant::now();
+                self.event(Event::new(self.secs(g0), EventKind::GpuStart).part(job, index).device(device, w));
+                let res = catch_unwind(AssertUnwindSafe(|| self.backend.evaluate(&circuit.params, pa, &mut stages)));
+                (res, g0, Instant::now())
+            };
+            self.event(Event::new(self.secs(g1), EventKind::GpuEnd).part(job, index).device(device, w));
+            let mut at = self.secs(g0);
+            for (name, dur) in stages.stages() {
+                let s = dur.as_secs_f64();
+                self.event(Event::new(at, EventKind::Stage).part(job, index).device(device, w).name(*name).dur(s));
+                at += s;
+            }
+            {
+                let mut st = self.state.lock();
+                st.release(reserved);
+                st.unhold(held);
+                st.device_busy[d] += g1 - g0;
+                st.device_load[d] -= 1;
+                st.gpu_busy -= 1;
+            }
+            self.synth_cv.notify_all();
+            self.gpu_cv.notify_all();
+
+            let res = match res {
+                Ok(Ok(parts)) => Ok(parts),
+                Ok(Err(e)) => Err((Stage::Gpu, e.to_string())),
+                Err(p) => Err((Stage::Gpu, panic_message(p))),
+            };
+            let res = res.and_then(|parts| {
+                let a0 = Instant::now();
+                let (r, s) = (Fr::random(rand::rngs::OsRng), Fr::random(rand::rngs::OsRng));
+                let proof = assemble(&circuit.params, &parts, r, s).map_err(|e| (Stage::Assembly, e.to_string()))?;
+                let a1 = Instant::now();
+                self.event(
+                    Event::new(self.secs(a0), EventKind::Assembly)
+                        .part(job, index)
+                        .device(device, w)
+                        .dur((a1 - a0).as_secs_f64()),
+                );
+                let ok = verify_proof(&circuit.pvk, &proof, &inputs).map_err(|e| (Stage::Verify, e.to_string()))?;
+                let v1 = Instant::now();
+                self.event(
+                    Event::new(self.secs(a1), EventKind::Verify).part(job, index).device(device, w).dur((v1 - a1).as_secs_f64()),
+                );
+                if !ok {
+                    return Err((
+                        Stage::Verify,
+                        format!("self-check failed: the proof just made does not verify (backend {})", self.backend.name()),
+                    ));
+                }
+                let times = PartitionTimes {
+                    synthesis,
+                    gpu_wait: g0 - queued,
+                    gpu: g1 - g0,
+                    stages: stages.clone(),
+                    assembly: a1 - a0,
+                    verify: v1 - a1,
+                    device,
+                };
+                Ok(Done { proof, inputs, times })
+            });
+
+            let mut st = self.state.lock();
+            let garbage = match res {
+                Ok(done) => {
+                    self.complete_partition(&mut st, job, index, done);
+                    Vec::new()
+                }
+                Err((stage, message)) => {
+                    if st.jobs.contains_key(&job) {
+                        self.finish_job(&mut st, job, Err(EngineError::Partition { index, stage, message }))
+                    } else {
+                        Vec::new()
+                    }
+                }
+            };
+            drop(st);
+            drop(garbage);
+        }
+    }
+
+    fn complete_partition(&self, st: &mut State, job: u64, index: usize, done: Done) {
+        let Some(j) = st.jobs.get_mut(&job) else { return };
+        if j.done[index].is_none() {
+            j.done[index] = Some(done);
+            j.remaining -= 1;
+        }
+        st.partitions_done += 1;
+        if j.remaining > 0 {
+            return;
+        }
+        // Assemble in partition order: slot i holds partition i's proof.
+        let j = st.jobs.remove(&job).expect("present");
+        let mut out = JobOutput {
+            job: JobId(job),
+            proofs: Vec::with_capacity(j.done.len()),
+            inputs: Vec::with_capacity(j.done.len()),
+            partitions: Vec::with_capacity(j.done.len()),
+            submitted_at: j.submitted_at,
+            finished_at: 0.0,
+        };
+        for d in j.done.into_iter().flatten() {
+            out.proofs.push(d.proof);
+            out.inputs.push(d.inputs);
+            out.partitions.push(d.times);
+        }
+        let now = self.secs(Instant::now());
+        out.finished_at = now;
+        st.jobs_done += 1;
+        self.event(Event::new(now, EventKind::JobDone).job(job));
+        j.shared.set(Ok(out));
+        self.room_cv.notify_all();
+    }
+
+    /// Ends a job with an error (or cancellation): drops its queued
+    /// partitions, returns them for dropping outside the lock.
+    fn finish_job(&self, st: &mut State, job: u64, result: JobResult) -> Vec<ProvingAssignment> {
+        let Some(j) = st.jobs.remove(&job) else { return Vec::new() };
+        let mut garbage = Vec::new();
+        let mut i = 0;
+        while i < st.ready.len() {
+            if st.ready[i].job == job {
+                let r = st.ready.swap_remove(i);
+                st.release(r.reserved);
+                st.unhold(r.held);
+                garbage.push(r.pa);
+            } else {
+                i += 1;
+            }
+        }
+        let now = self.secs(Instant::now());
+        match &result {
+            Err(EngineError::Cancelled) => {
+                st.jobs_cancelled += 1;
+                self.event(Event::new(now, EventKind::JobCancelled).job(job));
+            }
+            Err(e) => {
+                st.jobs_failed += 1;
+                self.event(Event::new(now, EventKind::JobFailed).job(job).detail(e.to_string()));
+            }
+            Ok(_) => {}
+        }
+        j.shared.set(result);
+        self.room_cv.notify_all();
+        self.synth_cv.notify_all();
+        garbage
+    }
+
+    fn cancel(&self, job: u64) -> bool {
+        let mut st = self.state.lock();
+        if !st.jobs.contains_key(&job) {
+            return false;
+        }
+        let garbage = self.finish_job(&mut st, job, Err(EngineError::Cancelled));
+        drop(st);
+        drop(garbage);
+        true
+    }
+
+    fn stats(&self) -> EngineStats {
+        let st = self.state.lock();
+        let uptime = self.epoch.elapsed();
+        let up = uptime.as_secs_f64().max(1e-9);
+        EngineStats {
+            uptime_s: uptime.as_secs_f64(),
+            jobs_active: st.jobs.len(),
+            partitions_waiting: st.jobs.values().map(|j| j.bytes.len() - j.next).sum(),
+            synthesis_busy: st.synth_busy,
+            synthesis_workers: self.opts.concurrency,
+            gpu_queue: st.ready.len(),
+            gpu_workers_busy: st.gpu_busy,
+            gpu_workers: self.opts.devices.len() * self.opts.gpu_workers_per_device,
+            device_busy_fraction: st.device_busy.iter().map(|d| (d.as_secs_f64() / up).min(1.0)).collect(),
+            memory_reserved: st.reserved,
+            memory_peak: st.peak,
+            memory_budget: self.opts.memory_budget,
+            memory_held: st.held,
+            memory_held_peak: st.held_peak,
+            memory_overcommit: st.overcommit,
+            budget_wait_s: (st.budget_wait
+                + st.budget_blocked_since.map(|s| s.elapsed()).unwrap_or(Duration::ZERO))
+            .as_secs_f64(),
+            partitions_done: st.partitions_done,
+            jobs_done: st.jobs_done,
+            jobs_failed: st.jobs_failed,
+            jobs_cancelled: st.jobs_cancelled,
+        }
+    }
+}

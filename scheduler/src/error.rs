@@ -1,0 +1,114 @@
+//! Errors of the engine and of its configuration.
+
+use std::path::PathBuf;
+
+/// A configuration file that cannot be read, parsed or accepted.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum ConfigError {
+    /// The file could not be read.
+    #[error("cannot read {path}: {message}")]
+    Read {
+        /// The file.
+        path: PathBuf,
+        /// The I/O error.
+        message: String,
+    },
+    /// TOML syntax, an unknown key, or a value of the wrong type; the
+    /// message names the key and the line.
+    #[error("{origin}: {message}")]
+    Parse {
+        /// The file (or "<string>").
+        origin: String,
+        /// What is wrong, from the TOML parser.
+        message: String,
+    },
+    /// A well-typed value that is out of range.
+    #[error("[{key}]: {message}")]
+    Value {
+        /// `section.key`.
+        key: String,
+        /// What is wrong.
+        message: String,
+    },
+}
+
+/// The stage of a partition's life an error happened in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Stage {
+    /// Circuit synthesis (CPU).
+    Synthesis,
+    /// The backend's evaluation (NTT + MSMs: the GPU stage).
+    Gpu,
+    /// Adding the randomisation to the backend's results.
+    Assembly,
+    /// The self-check of the fresh proof.
+    Verify,
+}
+
+impl std::fmt::Display for Stage {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Stage::Synthesis => "synthesis",
+            Stage::Gpu => "gpu",
+            Stage::Assembly => "assembly",
+            Stage::Verify => "verify",
+        })
+    }
+}
+
+/// Everything a job or an engine call can fail with. Cloneable so a job's
+/// result can be read more than once.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum EngineError {
+    /// Bad engine options.
+    #[error("invalid engine options: {0}")]
+    Options(String),
+    /// A configuration problem.
+    #[error(transparent)]
+    Config(#[from] ConfigError),
+    /// The job names a circuit whose parameters were never registered.
+    #[error("unknown circuit '{0}': register its parameters first")]
+    UnknownCircuit(String),
+    /// A job with no partitions.
+    #[error("a job needs at least one partition")]
+    EmptyJob,
+    /// The source could not describe a partition's shape.
+    #[error("partition {index}: cannot determine its shape: {message}")]
+    Shape {
+        /// Partition index.
+        index: usize,
+        /// Why.
+        message: String,
+    },
+    /// One partition needs more memory than the whole budget: waiting would
+    /// never end, so the job is refused.
+    #[error("partition {index} needs {need} bytes but the memory budget is {budget} bytes; raise [memory] budget")]
+    BudgetTooSmall {
+        /// Partition index.
+        index: usize,
+        /// Bytes it would reserve.
+        need: u64,
+        /// The budget.
+        budget: u64,
+    },
+    /// The engine already holds `queue_capacity` unfinished jobs.
+    #[error("queue full: {0} unfinished jobs (raise [daemon] queue_capacity or wait)")]
+    QueueFull(usize),
+    /// The job was cancelled before it finished.
+    #[error("job cancelled")]
+    Cancelled,
+    /// The engine shut down before the job finished.
+    #[error("engine shut down before the job finished")]
+    ShutDown,
+    /// A partition failed; the job fails as a whole.
+    #[error("partition {index} failed in {stage}: {message}")]
+    Partition {
+        /// Partition index.
+        index: usize,
+        /// Where.
+        stage: Stage,
+        /// What happened.
+        message: String,
+    },
+}

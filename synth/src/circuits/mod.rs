@@ -1,0 +1,9 @@
+//! Circuits for tests and benchmarks: [`TinyCircuit`] (small enough to
+//! check by hand) and [`BenchCircuit`] (Filecoin-like, seedable, sized to a
+//! power-of-two domain from 2^3 to 2^32 constraints).
+
+mod bench;
+mod tiny;
+
+pub use bench::{BenchCircuit, BenchError, BenchLayout};
+pub use tiny::TinyCircuit;
