@@ -33,7 +33,8 @@ pub use prover::{
     synthesize_with_hint, ProvingAssignment,
 };
 pub use shape::{
-    count_shape, record_shape, Column, KeypairAssembly, Shape, ShapeCounter, ShapeError,
+    count_shape, record_shape, Column, Evaluations, KeypairAssembly, Shape, ShapeCounter,
+    ShapeError,
 };
 
 pub use bellpepper_core::{Circuit, ConstraintSystem, SynthesisError};

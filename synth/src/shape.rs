@@ -39,6 +39,9 @@ impl Shape {
     }
 }
 
+/// (A·z, B·z, C·z), one entry per constraint each.
+pub type Evaluations = (Vec<Fr>, Vec<Fr>, Vec<Fr>);
+
 /// One matrix column: `(coefficient, constraint index)` per non-zero entry,
 /// in constraint order.
 pub type Column = Vec<(Fr, usize)>;
@@ -113,11 +116,7 @@ impl KeypairAssembly {
     /// Evaluates (A·z, B·z, C·z) from the recorded matrices, for an
     /// assignment `z = (inputs, aux)`. This is the naive reference the
     /// prover's on-the-fly evaluation is tested against.
-    pub fn evaluate(
-        &self,
-        inputs: &[Fr],
-        aux: &[Fr],
-    ) -> Result<(Vec<Fr>, Vec<Fr>, Vec<Fr>), ShapeError> {
+    pub fn evaluate(&self, inputs: &[Fr], aux: &[Fr]) -> Result<Evaluations, ShapeError> {
         if inputs.len() != self.num_inputs || aux.len() != self.num_aux {
             return Err(ShapeError::AssignmentLength {
                 inputs: inputs.len(),

@@ -38,6 +38,16 @@ fn sizes_fill_the_domain() {
     }
 }
 
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(12))]
+    #[test]
+    fn any_size_is_exact(n in 6usize..80_000, seed in proptest::prelude::any::<u64>()) {
+        let c = BenchCircuit::with_constraints(n, seed).unwrap();
+        proptest::prop_assert_eq!(count_shape(c).unwrap(), c.expected_shape());
+        proptest::prop_assert_eq!(c.expected_shape().num_constraints, n);
+    }
+}
+
 #[test]
 fn bad_sizes_are_errors() {
     assert_eq!(BenchCircuit::new(2, 0), Err(BenchError::LogDomain(2)));

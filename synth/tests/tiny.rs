@@ -184,6 +184,17 @@ fn hint_and_many_give_the_same_result() {
     assert!(synthesize_many(Vec::<TinyCircuit>::new())
         .unwrap()
         .is_empty());
+    // reuse: buffers of a larger, different assignment leave no trace
+    let big = synthesize(TinyCircuit {
+        x: f(9),
+        y: f(9),
+        chain: 100,
+    })
+    .unwrap();
+    let cap = big.a.capacity();
+    let reused = synthesize_reusing(circs[2], big).unwrap();
+    assert_eq!(reused, many[2]);
+    assert_eq!(reused.a.capacity(), cap);
 }
 
 /// Two tiny circuits synthesized one after the other in one system.

@@ -145,7 +145,10 @@ impl BenchCircuit {
         if !(3..=MAX_LOG_DOMAIN).contains(&log_domain) {
             return Err(BenchError::LogDomain(log_domain));
         }
-        Self::with_constraints(1usize << log_domain, seed)
+        let n = 1usize
+            .checked_shl(log_domain)
+            .ok_or(BenchError::LogDomain(log_domain))?;
+        Self::with_constraints(n, seed)
     }
 
     /// A circuit with exactly `n` constraints after synthesis (input

@@ -5,5 +5,7 @@
 mod bench;
 mod tiny;
 
-pub use bench::{BenchCircuit, BenchError, BenchLayout};
+pub use bench::{
+    BenchCircuit, BenchError, BenchLayout, MAX_LOG_DOMAIN, MIN_CONSTRAINTS, SHA_THRESHOLD,
+};
 pub use tiny::TinyCircuit;
