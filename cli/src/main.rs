@@ -35,6 +35,8 @@ enum Cmd {
     Prove(cmd::prove::Args),
     /// Verify proofs with a `.vk` or `.params` file.
     Verify(cmd::verify::Args),
+    /// Run j proofs of p partitions through the pipelined engine; report throughput and what bounded it.
+    Bench(cmd::bench::Args),
     /// Show the build, the machine, GPUs, and (optionally) a `.params` file's shape.
     Info(cmd::info::Args),
 }
@@ -66,6 +68,7 @@ fn main() -> ExitCode {
         Cmd::Prove(a) => cmd::prove::run(&ctx, a),
         Cmd::Verify(a) => cmd::verify::run(&ctx, a),
         Cmd::Info(a) => cmd::info::run(&ctx, a),
+        Cmd::Bench(a) => cmd::bench::run(&ctx, a),
     });
     match res {
         Ok(Ok(())) => ExitCode::SUCCESS,

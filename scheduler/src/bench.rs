@@ -200,7 +200,9 @@ pub fn bench(
     }
     let mut opts = opts.clone();
     opts.timeline = true;
-    let cores = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1);
+    let cores = std::thread::available_parallelism()
+        .map(|n| n.get())
+        .unwrap_or(1);
     let engine = Engine::new(opts.clone(), backend)?;
     let backend_name = engine.backend_name();
     const CIRCUIT: &str = "bench";
@@ -235,7 +237,10 @@ pub fn bench(
     let ok: Vec<&JobOutput> = results.iter().filter_map(|r| r.as_ref().ok()).collect();
     report.completed_jobs = ok.len();
     report.failed_jobs = results.len() - ok.len();
-    report.errors = results.iter().filter_map(|r| r.as_ref().err().map(|e| e.to_string())).collect();
+    report.errors = results
+        .iter()
+        .filter_map(|r| r.as_ref().err().map(|e| e.to_string()))
+        .collect();
     report.stages = stage_stats(&ok);
     Ok(BenchRun { report, timeline })
 }
@@ -265,7 +270,11 @@ fn summarize(name: &str, mut v: Vec<f64>) -> StageStats {
         count: n,
         median_s: median(&v),
         p95_s: percentile(&v, 95.0),
-        mean_s: if n == 0 { 0.0 } else { v.iter().sum::<f64>() / n as f64 },
+        mean_s: if n == 0 {
+            0.0
+        } else {
+            total(v.iter().copied()) / n as f64
+        },
         max_s: v.last().copied().unwrap_or(0.0),
     }
 }
@@ -275,7 +284,10 @@ fn stage_stats(ok: &[&JobOutput]) -> Vec<StageStats> {
     let secs = |f: &dyn Fn(&crate::engine::PartitionTimes) -> Duration| -> Vec<f64> {
         parts.iter().map(|p| f(p).as_secs_f64()).collect()
     };
-    let mut out = vec![summarize("synthesis", secs(&|p| p.synthesis)), summarize("gpu_wait", secs(&|p| p.gpu_wait))];
+    let mut out = vec![
+        summarize("synthesis", secs(&|p| p.synthesis)),
+        summarize("gpu_wait", secs(&|p| p.gpu_wait)),
+    ];
     out.push(summarize("gpu", secs(&|p| p.gpu)));
     let mut names: Vec<&'static str> = Vec::new();
     for p in &parts {
@@ -288,7 +300,13 @@ fn stage_stats(ok: &[&JobOutput]) -> Vec<StageStats> {
     for n in names {
         let v = parts
             .iter()
-            .filter_map(|p| p.stages.stages().iter().find(|(s, _)| *s == n).map(|(_, d)| d.as_secs_f64()))
+            .filter_map(|p| {
+                p.stages
+                    .stages()
+                    .iter()
+                    .find(|(s, _)| *s == n)
+                    .map(|(_, d)| d.as_secs_f64())
+            })
             .collect();
         out.push(summarize(&format!("gpu.{n}"), v));
     }
@@ -297,17 +315,32 @@ fn stage_stats(ok: &[&JobOutput]) -> Vec<StageStats> {
     out
 }
 
+/// A sum that starts from +0.0 (`Iterator::sum` of nothing is −0.0,
+/// which prints as "-0.0%").
+fn total(it: impl Iterator<Item = f64>) -> f64 {
+    it.fold(0.0, |a, b| a + b)
+}
+
 fn overlap(a: (f64, f64), w: (f64, f64)) -> f64 {
     (a.1.min(w.1) - a.0.max(w.0)).max(0.0)
 }
 
+/// (job, partition) of an event.
+type PartKey = (Option<u64>, Option<usize>);
+
 /// Pairs `start`/`end` events per (job, partition) into intervals, with the
 /// device of the start event.
 fn intervals(timeline: &[Event], start: EventKind, end: EventKind) -> Vec<(Option<u32>, f64, f64)> {
-    let mut open: HashMap<(Option<u64>, Option<usize>), (Option<u32>, f64)> = HashMap::new();
+    let mut open: HashMap<PartKey, (Option<u32>, f64)> = HashMap::new();
     let mut out = Vec::new();
-    let mut evs: Vec<&Event> = timeline.iter().filter(|e| e.kind == start || e.kind == end).collect();
-    evs.sort_by(|a, b| a.t.total_cmp(&b.t).then((a.kind == start).cmp(&(b.kind == start))));
+    let mut evs: Vec<&Event> = timeline
+        .iter()
+        .filter(|e| e.kind == start || e.kind == end)
+        .collect();
+    evs.sort_by(|a, b| {
+        a.t.total_cmp(&b.t)
+            .then((a.kind == start).cmp(&(b.kind == start)))
+    });
     for e in evs {
         let key = (e.job, e.partition);
         if e.kind == start {
@@ -327,7 +360,11 @@ pub(crate) fn analyze(
     cores: usize,
     cpu_samples: &[(f64, Option<Duration>)],
 ) -> BenchReport {
-    let mut done: Vec<f64> = timeline.iter().filter(|e| e.kind == EventKind::JobDone).map(|e| e.t).collect();
+    let mut done: Vec<f64> = timeline
+        .iter()
+        .filter(|e| e.kind == EventKind::JobDone)
+        .map(|e| e.t)
+        .collect();
     done.sort_by(f64::total_cmp);
     let first_submit = timeline
         .iter()
@@ -335,13 +372,24 @@ pub(crate) fn analyze(
         .map(|e| e.t)
         .min_by(f64::total_cmp)
         .unwrap_or(0.0);
-    let last = timeline.iter().map(|e| e.t + e.dur.unwrap_or(0.0)).fold(first_submit, f64::max);
+    let last = timeline
+        .iter()
+        .map(|e| e.t + e.dur.unwrap_or(0.0))
+        .fold(first_submit, f64::max);
     let wall = last - first_submit;
 
     let (window, s_per_proof, warmup) = match done.len() {
         0 => (None, None, None),
-        1 => (Some((first_submit, done[0])), Some(done[0] - first_submit), Some(done[0] - first_submit)),
-        k => (Some((done[0], done[k - 1])), Some((done[k - 1] - done[0]) / (k - 1) as f64), Some(done[0] - first_submit)),
+        1 => (
+            Some((first_submit, done[0])),
+            Some(done[0] - first_submit),
+            Some(done[0] - first_submit),
+        ),
+        k => (
+            Some((done[0], done[k - 1])),
+            Some((done[k - 1] - done[0]) / (k - 1) as f64),
+            Some(done[0] - first_submit),
+        ),
     };
     let window = window.filter(|w| w.1 > w.0);
 
@@ -350,14 +398,18 @@ pub(crate) fn analyze(
     let synth = intervals(timeline, EventKind::SynthStart, EventKind::SynthEnd);
     let mut device_busy_pct = Vec::new();
     let mut gaps: Vec<f64> = Vec::new();
-    let (mut gpu_busy_pct, mut synthesis_busy_pct, mut memory_wait_pct, mut cpu_util_pct) = (None, None, None, None);
+    let (mut gpu_busy_pct, mut synthesis_busy_pct, mut memory_wait_pct, mut cpu_util_pct) =
+        (None, None, None, None);
     if let Some(w) = window {
         let len = w.1 - w.0;
         for &dev in &opts.devices {
-            let mut iv: Vec<(f64, f64)> =
-                gpu.iter().filter(|(d, _, _)| *d == Some(dev)).map(|&(_, a, b)| (a, b)).collect();
+            let mut iv: Vec<(f64, f64)> = gpu
+                .iter()
+                .filter(|(d, _, _)| *d == Some(dev))
+                .map(|&(_, a, b)| (a, b))
+                .collect();
             iv.sort_by(|a, b| a.0.total_cmp(&b.0));
-            let busy: f64 = iv.iter().map(|&i| overlap(i, w)).sum();
+            let busy = total(iv.iter().map(|&i| overlap(i, w)));
             device_busy_pct.push(100.0 * busy / len);
             for pair in iv.windows(2) {
                 let (end, next) = (pair[0].1, pair[1].0);
@@ -367,14 +419,15 @@ pub(crate) fn analyze(
                 }
             }
         }
-        gpu_busy_pct = Some(device_busy_pct.iter().sum::<f64>() / nd.max(1) as f64);
-        let sbusy: f64 = synth.iter().map(|&(_, a, b)| overlap((a, b), w)).sum();
+        gpu_busy_pct = Some(total(device_busy_pct.iter().copied()) / nd.max(1) as f64);
+        let sbusy = total(synth.iter().map(|&(_, a, b)| overlap((a, b), w)));
         synthesis_busy_pct = Some(100.0 * sbusy / (len * opts.concurrency as f64));
-        let bwait: f64 = timeline
-            .iter()
-            .filter(|e| e.kind == EventKind::BudgetWait)
-            .map(|e| overlap((e.t, e.t + e.dur.unwrap_or(0.0)), w))
-            .sum();
+        let bwait = total(
+            timeline
+                .iter()
+                .filter(|e| e.kind == EventKind::BudgetWait)
+                .map(|e| overlap((e.t, e.t + e.dur.unwrap_or(0.0)), w)),
+        );
         memory_wait_pct = Some(100.0 * bwait / len);
         cpu_util_pct = cpu_util(cpu_samples, w, cores);
     }
@@ -383,10 +436,15 @@ pub(crate) fn analyze(
         count: gaps.len(),
         median_ms: median(&gaps) * 1e3,
         p95_ms: percentile(&gaps, 95.0) * 1e3,
-        total_s: gaps.iter().sum(),
+        total_s: total(gaps.iter().copied()),
         threshold_ms: GAP_THRESHOLD_MS,
     };
-    let (bounded_by, bound_reason) = classify(gpu_busy_pct, synthesis_busy_pct, memory_wait_pct, cpu_util_pct);
+    let (bounded_by, bound_reason) = classify(
+        gpu_busy_pct,
+        synthesis_busy_pct,
+        memory_wait_pct,
+        cpu_util_pct,
+    );
     BenchReport {
         label: String::new(),
         backend: String::new(),
@@ -424,8 +482,15 @@ pub(crate) fn analyze(
 /// CPU use between the samples nearest the window's ends (samples are taken
 /// as each proof completes, so they bracket the window closely).
 fn cpu_util(samples: &[(f64, Option<Duration>)], w: (f64, f64), cores: usize) -> Option<f64> {
-    let s: Vec<(f64, Duration)> = samples.iter().filter_map(|&(t, c)| c.map(|c| (t, c))).collect();
-    let near = |x: f64| s.iter().min_by(|a, b| (a.0 - x).abs().total_cmp(&(b.0 - x).abs())).copied();
+    let s: Vec<(f64, Duration)> = samples
+        .iter()
+        .filter_map(|&(t, c)| c.map(|c| (t, c)))
+        .collect();
+    let near = |x: f64| {
+        s.iter()
+            .min_by(|a, b| (a.0 - x).abs().total_cmp(&(b.0 - x).abs()))
+            .copied()
+    };
     let (a, b) = (near(w.0)?, near(w.1)?);
     let dt = b.0 - a.0;
     if dt <= 0.0 {
@@ -435,9 +500,19 @@ fn cpu_util(samples: &[(f64, Option<Duration>)], w: (f64, f64), cores: usize) ->
     Some((100.0 * (b.1.as_secs_f64() - a.1.as_secs_f64()) / (dt * cores as f64)).clamp(0.0, 100.0))
 }
 
-fn classify(gpu: Option<f64>, synth: Option<f64>, mem: Option<f64>, cpu: Option<f64>) -> (Bound, String) {
-    let Some(g) = gpu else { return (Bound::Unknown, "no proof completed".into()) };
-    let pct = |x: Option<f64>| x.map(|v| format!("{v:.0}%")).unwrap_or_else(|| "n/a".into());
+fn classify(
+    gpu: Option<f64>,
+    synth: Option<f64>,
+    mem: Option<f64>,
+    cpu: Option<f64>,
+) -> (Bound, String) {
+    let Some(g) = gpu else {
+        return (Bound::Unknown, "no proof completed".into());
+    };
+    let pct = |x: Option<f64>| {
+        x.map(|v| format!("{v:.0}%"))
+            .unwrap_or_else(|| "n/a".into())
+    };
     let facts = format!(
         "GPU busy {}, synthesis busy {}, waiting on memory {}, CPU {}",
         pct(Some(g)),
@@ -463,8 +538,14 @@ fn classify(gpu: Option<f64>, synth: Option<f64>, mem: Option<f64>, cpu: Option<
 impl BenchReport {
     /// A human summary, a few aligned lines.
     pub fn summary(&self) -> String {
-        let f = |x: Option<f64>, unit: &str| x.map(|v| format!("{v:.3}{unit}")).unwrap_or_else(|| "n/a".into());
-        let p = |x: Option<f64>| x.map(|v| format!("{v:.1}%")).unwrap_or_else(|| "n/a".into());
+        let f = |x: Option<f64>, unit: &str| {
+            x.map(|v| format!("{v:.3}{unit}"))
+                .unwrap_or_else(|| "n/a".into())
+        };
+        let p = |x: Option<f64>| {
+            x.map(|v| format!("{v:.1}%"))
+                .unwrap_or_else(|| "n/a".into())
+        };
         let mut s = format!(
             "{} on {}: {} proofs x {} partitions, c={} (per job {}), {} device(s) x gw={}, budget {}\n",
             self.label,
@@ -477,11 +558,19 @@ impl BenchReport {
             self.gpu_workers_per_device,
             format_bytes(self.memory_budget_bytes)
         );
-        s += &format!("  completed {}  failed {}  wall {:.3} s  warm-up {}\n", self.completed_jobs, self.failed_jobs, self.wall_s, f(self.warmup_s, " s"));
+        s += &format!(
+            "  completed {}  failed {}  wall {:.3} s  warm-up {}\n",
+            self.completed_jobs,
+            self.failed_jobs,
+            self.wall_s,
+            f(self.warmup_s, " s")
+        );
         s += &format!(
             "  steady state: {} per proof, {} proofs/hour (window {})\n",
             f(self.steady_s_per_proof, " s"),
-            self.proofs_per_hour.map(|v| format!("{v:.1}")).unwrap_or_else(|| "n/a".into()),
+            self.proofs_per_hour
+                .map(|v| format!("{v:.1}"))
+                .unwrap_or_else(|| "n/a".into()),
             f(self.window_s, " s")
         );
         s += &format!(
@@ -493,17 +582,26 @@ impl BenchReport {
         );
         s += &format!(
             "  idle gaps (>= {} ms): {}  median {:.1} ms  p95 {:.1} ms  total {:.3} s\n",
-            self.idle_gaps.threshold_ms, self.idle_gaps.count, self.idle_gaps.median_ms, self.idle_gaps.p95_ms, self.idle_gaps.total_s
+            self.idle_gaps.threshold_ms,
+            self.idle_gaps.count,
+            self.idle_gaps.median_ms,
+            self.idle_gaps.p95_ms,
+            self.idle_gaps.total_s
         );
         s += &format!(
             "  memory: peak reserved {}  peak held {}  peak RSS {}\n",
             format_bytes(self.peak_reserved_bytes),
             format_bytes(self.peak_held_bytes),
-            self.peak_rss_bytes.map(format_bytes).unwrap_or_else(|| "n/a".into())
+            self.peak_rss_bytes
+                .map(format_bytes)
+                .unwrap_or_else(|| "n/a".into())
         );
         s += "  stage               n    median s     p95 s\n";
         for st in &self.stages {
-            s += &format!("  {:<16} {:>4} {:>11.4} {:>9.4}\n", st.name, st.count, st.median_s, st.p95_s);
+            s += &format!(
+                "  {:<16} {:>4} {:>11.4} {:>9.4}\n",
+                st.name, st.count, st.median_s, st.p95_s
+            );
         }
         s += &format!("  bounded by: {} ({})", self.bounded_by, self.bound_reason);
         for e in &self.errors {
@@ -536,7 +634,10 @@ mod tests {
         assert_eq!(median(&[1.0, 2.0]), 1.5);
         assert_eq!(median(&[1.0, 2.0, 10.0]), 2.0);
         let s = summarize("x", vec![4.0, 1.0, 3.0, 2.0]);
-        assert_eq!((s.count, s.median_s, s.p95_s, s.mean_s, s.max_s), (4, 2.5, 4.0, 2.5, 4.0));
+        assert_eq!(
+            (s.count, s.median_s, s.p95_s, s.mean_s, s.max_s),
+            (4, 2.5, 4.0, 2.5, 4.0)
+        );
     }
 
     #[test]
@@ -545,7 +646,10 @@ mod tests {
         // Device regions [1,2], [2.1,4], [4.1,6] (busy 3.8 of 4 s in the
         // window: 95%), gaps of 0.1 s at 2..2.1 and 4..4.1.
         let mut tl = vec![Event::new(0.0, EventKind::JobSubmitted)];
-        for (j, (a, b, done)) in [(1.0, 2.0, 2.0), (2.1, 4.0, 4.0), (4.1, 6.0, 6.0)].into_iter().enumerate() {
+        for (j, (a, b, done)) in [(1.0, 2.0, 2.0), (2.1, 4.0, 4.0), (4.1, 6.0, 6.0)]
+            .into_iter()
+            .enumerate()
+        {
             tl.push(ev(a - 1.0, EventKind::SynthStart, j as u64, 0));
             tl.push(ev(a - 0.5, EventKind::SynthEnd, j as u64, 0));
             tl.push(ev(a, EventKind::GpuStart, j as u64, 0));
@@ -558,7 +662,10 @@ mod tests {
         bw.dur = Some(0.2);
         tl.push(bw);
         let opts = EngineOptions::small(1, 1, 1 << 30);
-        let cpu = [(2.0, Some(Duration::from_secs(2))), (6.0, Some(Duration::from_secs(4)))];
+        let cpu = [
+            (2.0, Some(Duration::from_secs(2))),
+            (6.0, Some(Duration::from_secs(4))),
+        ];
         let r = analyze(&opts, &tl, 1, &cpu);
         assert_eq!(r.completed_jobs, 3);
         assert!((r.steady_s_per_proof.unwrap() - 2.0).abs() < 1e-9);
@@ -587,11 +694,26 @@ mod tests {
 
     #[test]
     fn classification_order() {
-        assert_eq!(classify(Some(90.0), Some(99.0), Some(50.0), Some(99.0)).0, Bound::Gpu);
-        assert_eq!(classify(Some(50.0), Some(99.0), Some(30.0), Some(99.0)).0, Bound::MemoryBudget);
-        assert_eq!(classify(Some(50.0), Some(99.0), Some(0.0), Some(95.0)).0, Bound::Cpu);
-        assert_eq!(classify(Some(50.0), Some(99.0), Some(0.0), Some(40.0)).0, Bound::Synthesis);
-        assert_eq!(classify(Some(50.0), Some(20.0), Some(0.0), None).0, Bound::Underfed);
+        assert_eq!(
+            classify(Some(90.0), Some(99.0), Some(50.0), Some(99.0)).0,
+            Bound::Gpu
+        );
+        assert_eq!(
+            classify(Some(50.0), Some(99.0), Some(30.0), Some(99.0)).0,
+            Bound::MemoryBudget
+        );
+        assert_eq!(
+            classify(Some(50.0), Some(99.0), Some(0.0), Some(95.0)).0,
+            Bound::Cpu
+        );
+        assert_eq!(
+            classify(Some(50.0), Some(99.0), Some(0.0), Some(40.0)).0,
+            Bound::Synthesis
+        );
+        assert_eq!(
+            classify(Some(50.0), Some(20.0), Some(0.0), None).0,
+            Bound::Underfed
+        );
         assert_eq!(classify(None, None, None, None).0, Bound::Unknown);
     }
 }

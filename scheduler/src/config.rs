@@ -43,7 +43,10 @@ pub struct DaemonConfig {
 
 impl Default for DaemonConfig {
     fn default() -> Self {
-        Self { listen: "127.0.0.1:9820".into(), queue_capacity: 256 }
+        Self {
+            listen: "127.0.0.1:9820".into(),
+            queue_capacity: 256,
+        }
     }
 }
 
@@ -64,11 +67,17 @@ pub struct SrsConfig {
 pub struct SynthesisConfig {
     /// Partitions synthesized at the same time (c); absent: the number of
     /// CPU cores.
-    #[serde(deserialize_with = "de_opt_positive", skip_serializing_if = "Option::is_none")]
+    #[serde(
+        deserialize_with = "de_opt_positive",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub concurrency: Option<usize>,
     /// At most this many partitions *of one job* in synthesis at once;
     /// absent: no per-job limit (up to `concurrency`).
-    #[serde(deserialize_with = "de_opt_positive", skip_serializing_if = "Option::is_none")]
+    #[serde(
+        deserialize_with = "de_opt_positive",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub partition_workers: Option<usize>,
 }
 
@@ -88,7 +97,10 @@ pub struct GpuConfig {
 
 impl Default for GpuConfig {
     fn default() -> Self {
-        Self { devices: Vec::new(), gpu_workers_per_device: 2 }
+        Self {
+            devices: Vec::new(),
+            gpu_workers_per_device: 2,
+        }
     }
 }
 
@@ -108,7 +120,10 @@ pub struct MemoryConfig {
 
 impl Default for MemoryConfig {
     fn default() -> Self {
-        Self { budget: ByteSpec::Auto, margin: ByteSpec::Bytes(2 << 30) }
+        Self {
+            budget: ByteSpec::Auto,
+            margin: ByteSpec::Bytes(2 << 30),
+        }
     }
 }
 
@@ -126,7 +141,10 @@ pub struct SchedulerConfig {
 
 impl Default for SchedulerConfig {
     fn default() -> Self {
-        Self { aging: 16, timeline: false }
+        Self {
+            aging: 16,
+            timeline: false,
+        }
     }
 }
 
@@ -149,7 +167,10 @@ impl ByteSpec {
             return Ok(Self::Auto);
         }
         if let Some(p) = t.strip_suffix('%') {
-            let v: f64 = p.trim().parse().map_err(|_| format!("'{s}' is not a percentage"))?;
+            let v: f64 = p
+                .trim()
+                .parse()
+                .map_err(|_| format!("'{s}' is not a percentage"))?;
             if !(v > 0.0 && v <= 100.0) {
                 return Err(format!("'{s}': a percentage must be in (0, 100]"));
             }
@@ -160,13 +181,19 @@ impl ByteSpec {
 
     /// Bytes for this spec, given the machine's total RAM (for percentages)
     /// and a value for `Auto`.
-    pub fn resolve(&self, total_ram: Option<u64>, auto: impl FnOnce() -> Result<u64, String>) -> Result<u64, String> {
+    pub fn resolve(
+        &self,
+        total_ram: Option<u64>,
+        auto: impl FnOnce() -> Result<u64, String>,
+    ) -> Result<u64, String> {
         match *self {
             Self::Auto => auto(),
             Self::Bytes(b) => Ok(b),
             Self::Percent(p) => total_ram
                 .map(|t| (t as f64 * p / 100.0) as u64)
-                .ok_or_else(|| "cannot read the machine's RAM size for a percentage; give bytes".to_string()),
+                .ok_or_else(|| {
+                    "cannot read the machine's RAM size for a percentage; give bytes".to_string()
+                }),
         }
     }
 }
@@ -199,7 +226,9 @@ impl<'de> Deserialize<'de> for ByteSpec {
                 f.write_str("\"auto\", a size such as \"64GiB\", a percentage such as \"80%\", or a number of bytes")
             }
             fn visit_i64<E: de::Error>(self, v: i64) -> Result<ByteSpec, E> {
-                u64::try_from(v).map(ByteSpec::Bytes).map_err(|_| E::custom(format!("{v} bytes: must not be negative")))
+                u64::try_from(v)
+                    .map(ByteSpec::Bytes)
+                    .map_err(|_| E::custom(format!("{v} bytes: must not be negative")))
             }
             fn visit_u64<E: de::Error>(self, v: u64) -> Result<ByteSpec, E> {
                 Ok(ByteSpec::Bytes(v))
@@ -218,10 +247,14 @@ impl<'de> Deserialize<'de> for ByteSpec {
 /// refused as ambiguous.
 pub fn parse_bytes(s: &str) -> Result<u64, String> {
     let t = s.trim();
-    let split = t.find(|c: char| !(c.is_ascii_digit() || c == '.')).unwrap_or(t.len());
+    let split = t
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .unwrap_or(t.len());
     let (num, unit) = (t[..split].trim(), t[split..].trim());
     if num.is_empty() {
-        return Err(format!("'{s}' is not a size (expected e.g. 64GiB, 500MB or a number of bytes)"));
+        return Err(format!(
+            "'{s}' is not a size (expected e.g. 64GiB, 500MB or a number of bytes)"
+        ));
     }
     let mult: u64 = match unit.to_ascii_lowercase().as_str() {
         "" | "b" => 1,
@@ -233,10 +266,16 @@ pub fn parse_bytes(s: &str) -> Result<u64, String> {
         "mib" => 1 << 20,
         "gib" => 1 << 30,
         "tib" => 1 << 40,
-        _ => return Err(format!("'{s}': unknown unit '{unit}' (use B, KB, MB, GB, TB, KiB, MiB, GiB or TiB)")),
+        _ => {
+            return Err(format!(
+                "'{s}': unknown unit '{unit}' (use B, KB, MB, GB, TB, KiB, MiB, GiB or TiB)"
+            ))
+        }
     };
     if let Ok(n) = num.parse::<u64>() {
-        return n.checked_mul(mult).ok_or_else(|| format!("'{s}' is too large"));
+        return n
+            .checked_mul(mult)
+            .ok_or_else(|| format!("'{s}' is too large"));
     }
     let v: f64 = num.parse().map_err(|_| format!("'{s}' is not a size"))?;
     let bytes = v * mult as f64;
@@ -286,7 +325,8 @@ fn de_devices<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<u32>, D::Error> {
     let v = Vec::<i64>::deserialize(d)?;
     let mut out: Vec<u32> = Vec::with_capacity(v.len());
     for x in v {
-        let id = u32::try_from(x).map_err(|_| de::Error::custom(format!("device {x}: not a device ordinal")))?;
+        let id = u32::try_from(x)
+            .map_err(|_| de::Error::custom(format!("device {x}: not a device ordinal")))?;
         if out.contains(&id) {
             return Err(de::Error::custom(format!("device {id} is listed twice")));
         }
@@ -304,7 +344,9 @@ fn de_listen<'de, D: Deserializer<'de>>(d: D) -> Result<String, D::Error> {
 /// `host:port` with a non-empty host and a port in 1..=65535 (IPv6 hosts in
 /// brackets). No name resolution happens here.
 fn check_listen(s: &str) -> Result<(), String> {
-    let (host, port) = s.rsplit_once(':').ok_or_else(|| format!("'{s}': expected host:port"))?;
+    let (host, port) = s
+        .rsplit_once(':')
+        .ok_or_else(|| format!("'{s}': expected host:port"))?;
     if host.is_empty() || host.contains(char::is_whitespace) {
         return Err(format!("'{s}': missing or invalid host"));
     }
@@ -317,23 +359,32 @@ fn check_listen(s: &str) -> Result<(), String> {
 impl Config {
     /// Parses TOML text; `origin` names the source in errors.
     pub fn from_toml(text: &str, origin: &str) -> Result<Self, ConfigError> {
-        let cfg: Config = toml::from_str(text)
-            .map_err(|e| ConfigError::Parse { origin: origin.to_string(), message: e.to_string().trim().to_string() })?;
+        let cfg: Config = toml::from_str(text).map_err(|e| ConfigError::Parse {
+            origin: origin.to_string(),
+            message: e.to_string().trim().to_string(),
+        })?;
         cfg.validate()?;
         Ok(cfg)
     }
 
     /// Reads and parses a configuration file.
     pub fn load(path: &Path) -> Result<Self, ConfigError> {
-        let text = std::fs::read_to_string(path)
-            .map_err(|e| ConfigError::Read { path: path.to_path_buf(), message: e.to_string() })?;
+        let text = std::fs::read_to_string(path).map_err(|e| ConfigError::Read {
+            path: path.to_path_buf(),
+            message: e.to_string(),
+        })?;
         Self::from_toml(&text, &path.display().to_string())
     }
 
     /// Checks values that deserialization alone cannot (e.g. after
     /// command-line overrides were applied).
     pub fn validate(&self) -> Result<(), ConfigError> {
-        let bad = |key: &str, msg: String| Err(ConfigError::Value { key: key.to_string(), message: msg });
+        let bad = |key: &str, msg: String| {
+            Err(ConfigError::Value {
+                key: key.to_string(),
+                message: msg,
+            })
+        };
         check_listen(&self.daemon.listen).or_else(|m| bad("daemon.listen", m))?;
         if self.daemon.queue_capacity == 0 {
             return bad("daemon.queue_capacity", "must be at least 1".into());
@@ -359,7 +410,10 @@ impl Config {
             return bad("memory.budget", "must be more than 0 bytes".into());
         }
         if let ByteSpec::Percent(_) | ByteSpec::Auto = self.memory.margin {
-            return bad("memory.margin", "must be a size in bytes (e.g. \"2GiB\")".into());
+            return bad(
+                "memory.margin",
+                "must be a size in bytes (e.g. \"2GiB\")".into(),
+            );
         }
         Ok(())
     }
@@ -368,7 +422,9 @@ impl Config {
     /// settings.
     pub fn engine_options(&self) -> Result<EngineOptions, ConfigError> {
         self.validate()?;
-        let cores = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1);
+        let cores = std::thread::available_parallelism()
+            .map(|n| n.get())
+            .unwrap_or(1);
         let mem = sysinfo::meminfo();
         let margin = match self.memory.margin {
             ByteSpec::Bytes(b) => b,
@@ -388,7 +444,11 @@ impl Config {
         Ok(EngineOptions {
             concurrency,
             partition_workers: self.synthesis.partition_workers.unwrap_or(concurrency),
-            devices: if self.gpus.devices.is_empty() { vec![0] } else { self.gpus.devices.clone() },
+            devices: if self.gpus.devices.is_empty() {
+                vec![0]
+            } else {
+                self.gpus.devices.clone()
+            },
             gpu_workers_per_device: self.gpus.gpu_workers_per_device,
             memory_budget: budget,
             queue_capacity: self.daemon.queue_capacity,
@@ -468,7 +528,10 @@ mod tests {
         assert!(ByteSpec::parse("0%").is_err());
         assert!(ByteSpec::parse("101%").is_err());
         assert!(ByteSpec::parse("x%").is_err());
-        assert_eq!(ByteSpec::Percent(50.0).resolve(Some(1000), || Ok(0)), Ok(500));
+        assert_eq!(
+            ByteSpec::Percent(50.0).resolve(Some(1000), || Ok(0)),
+            Ok(500)
+        );
         assert!(ByteSpec::Percent(50.0).resolve(None, || Ok(0)).is_err());
         assert_eq!(ByteSpec::Auto.resolve(None, || Ok(7)), Ok(7));
     }

@@ -1,7 +1,7 @@
 //! The engine: jobs → partitions → synthesis workers → GPU workers →
 //! assembly → self-check → result.
 //!
-//! All scheduling state lives behind one mutex ([`State`]); workers are
+//! All scheduling state lives behind one mutex (`State`); workers are
 //! plain threads that sleep on condition variables. Every decision (which
 //! partition to synthesize next, whether it fits the memory budget, which
 //! GPU worker takes which synthesized partition) is made under that lock,
@@ -13,7 +13,9 @@ use crate::error::{EngineError, Stage};
 use crate::source::{estimate_partition_bytes, PartitionSource};
 use crate::timeline::{EngineStats, Event, EventKind};
 use cuzk_field::{Field, Fr};
-use cuzk_groth16::{assemble, verify_proof, Backend, Parameters, PreparedVerifyingKey, Proof, Timings};
+use cuzk_groth16::{
+    assemble, verify_proof, Backend, Parameters, PreparedVerifyingKey, Proof, Timings,
+};
 use cuzk_synth::ProvingAssignment;
 use parking_lot::{Condvar, Mutex, RwLock};
 use std::cmp::Reverse;
@@ -24,7 +26,9 @@ use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 /// A job's identity: its submission number (starting at 0).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
+)]
 pub struct JobId(pub u64);
 
 impl std::fmt::Display for JobId {
@@ -60,7 +64,11 @@ impl std::fmt::Debug for JobSpec {
 impl JobSpec {
     /// A job of priority 0.
     pub fn new(circuit_id: impl Into<String>, source: Arc<dyn PartitionSource>) -> Self {
-        Self { circuit_id: circuit_id.into(), priority: 0, source }
+        Self {
+            circuit_id: circuit_id.into(),
+            priority: 0,
+            source,
+        }
     }
 
     /// Sets the priority.
@@ -142,7 +150,10 @@ pub struct JobHandle {
 
 impl std::fmt::Debug for JobHandle {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("JobHandle").field("id", &self.id).field("finished", &self.is_finished()).finish()
+        f.debug_struct("JobHandle")
+            .field("id", &self.id)
+            .field("finished", &self.is_finished())
+            .finish()
     }
 }
 
@@ -317,7 +328,10 @@ pub struct Engine {
 
 impl std::fmt::Debug for Engine {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Engine").field("options", &self.inner.opts).field("backend", &self.inner.backend.name()).finish()
+        f.debug_struct("Engine")
+            .field("options", &self.inner.opts)
+            .field("backend", &self.inner.backend.name())
+            .finish()
     }
 }
 
@@ -357,7 +371,11 @@ impl Engine {
             return bad("aging must be at least 1");
         }
         let nd = opts.devices.len();
-        let state = State { device_load: vec![0; nd], device_busy: vec![Duration::ZERO; nd], ..State::default() };
+        let state = State {
+            device_load: vec![0; nd],
+            device_busy: vec![Duration::ZERO; nd],
+            ..State::default()
+        };
         let inner = Arc::new(Inner {
             events: opts.timeline.then(|| Mutex::new(Vec::new())),
             device_locks: (0..nd).map(|_| Mutex::new(())).collect(),
@@ -379,7 +397,10 @@ impl Engine {
         };
         for w in 0..inner.opts.concurrency {
             let i = inner.clone();
-            threads.push(spawn(format!("cuzk-synth-{w}"), Box::new(move || i.synth_worker(w)))?);
+            threads.push(spawn(
+                format!("cuzk-synth-{w}"),
+                Box::new(move || i.synth_worker(w)),
+            )?);
         }
         for d in 0..nd {
             for w in 0..inner.opts.gpu_workers_per_device {
@@ -405,7 +426,10 @@ impl Engine {
     /// earlier ones; jobs already submitted keep theirs).
     pub fn register_circuit(&self, id: impl Into<String>, params: Arc<Parameters>) {
         let pvk = params.vk.prepare();
-        self.inner.circuits.write().insert(id.into(), Arc::new(CircuitEntry { params, pvk }));
+        self.inner
+            .circuits
+            .write()
+            .insert(id.into(), Arc::new(CircuitEntry { params, pvk }));
     }
 
     /// Whether parameters are registered under `id`.
@@ -442,12 +466,20 @@ impl Engine {
 
     /// A copy of the timeline so far (empty unless `timeline` is on).
     pub fn timeline(&self) -> Vec<Event> {
-        self.inner.events.as_ref().map(|e| e.lock().clone()).unwrap_or_default()
+        self.inner
+            .events
+            .as_ref()
+            .map(|e| e.lock().clone())
+            .unwrap_or_default()
     }
 
     /// Takes the timeline so far, leaving it empty.
     pub fn take_timeline(&self) -> Vec<Event> {
-        self.inner.events.as_ref().map(|e| std::mem::take(&mut *e.lock())).unwrap_or_default()
+        self.inner
+            .events
+            .as_ref()
+            .map(|e| std::mem::take(&mut *e.lock()))
+            .unwrap_or_default()
     }
 
     /// Seconds since the engine started (the timeline's clock).
@@ -503,8 +535,12 @@ impl Inner {
     }
 
     fn submit(self: &Arc<Self>, spec: JobSpec, block: bool) -> Result<JobHandle, EngineError> {
-        let circuit =
-            self.circuits.read().get(&spec.circuit_id).cloned().ok_or(EngineError::UnknownCircuit(spec.circuit_id.clone()))?;
+        let circuit = self
+            .circuits
+            .read()
+            .get(&spec.circuit_id)
+            .cloned()
+            .ok_or(EngineError::UnknownCircuit(spec.circuit_id.clone()))?;
         let n = spec.source.num_partitions();
         if n == 0 {
             return Err(EngineError::EmptyJob);
@@ -513,8 +549,10 @@ impl Inner {
         let mut bytes = Vec::with_capacity(n);
         let mut proving = Vec::with_capacity(n);
         for index in 0..n {
-            let shape =
-                spec.source.shape(index).map_err(|e| EngineError::Shape { index, message: e.to_string() })?;
+            let shape = spec.source.shape(index).map_err(|e| EngineError::Shape {
+                index,
+                message: e.to_string(),
+            })?;
             // Catch a circuit/parameter mismatch before spending synthesis on it.
             if shape.domain_size() != domain || shape.num_inputs != inputs {
                 return Err(EngineError::Shape {
@@ -529,7 +567,11 @@ impl Inner {
             }
             let need = estimate_partition_bytes(&shape);
             if need > self.opts.memory_budget {
-                return Err(EngineError::BudgetTooSmall { index, need, budget: self.opts.memory_budget });
+                return Err(EngineError::BudgetTooSmall {
+                    index,
+                    need,
+                    budget: self.opts.memory_budget,
+                });
             }
             bytes.push(need);
             proving.push(shape.proving_bytes() as u64);
@@ -568,10 +610,18 @@ impl Inner {
                 submitted_at: now,
             },
         );
-        self.event(Event::new(now, EventKind::JobSubmitted).job(id).detail(spec.circuit_id));
+        self.event(
+            Event::new(now, EventKind::JobSubmitted)
+                .job(id)
+                .detail(spec.circuit_id),
+        );
         drop(st);
         self.synth_cv.notify_all();
-        Ok(JobHandle { id: JobId(id), shared, inner: self.clone() })
+        Ok(JobHandle {
+            id: JobId(id),
+            shared,
+            inner: self.clone(),
+        })
     }
 
     /// Chooses the next partition to synthesize and reserves its memory.
@@ -585,7 +635,9 @@ impl Inner {
             .filter(|(_, j)| eligible(j))
             .max_by_key(|(id, j)| (j.effective_priority(aging), Reverse(**id)))
             .map(|(id, j)| (*id, j.bytes[j.next]));
-        let Some((id, need)) = best else { return Pick::Idle };
+        let Some((id, need)) = best else {
+            return Pick::Idle;
+        };
         // Strict order: the best candidate waits for memory rather than
         // being overtaken by smaller ones, which would starve big circuits.
         if st.reserved + need > self.opts.memory_budget {
@@ -601,7 +653,13 @@ impl Inner {
         let index = j.next;
         j.next += 1;
         j.in_synth += 1;
-        let task = SynthTask { job: id, index, bytes: need, proving_bytes: j.proving_bytes[index], source: j.source.clone() };
+        let task = SynthTask {
+            job: id,
+            index,
+            bytes: need,
+            proving_bytes: j.proving_bytes[index],
+            source: j.source.clone(),
+        };
         st.reserve(need);
         st.synth_busy += 1;
         Pick::Go(task)
@@ -640,7 +698,10 @@ impl Inner {
             };
             let t0 = Instant::now();
             self.event(
-                Event::new(self.secs(t0), EventKind::SynthStart).part(task.job, task.index).worker(w).bytes(task.bytes),
+                Event::new(self.secs(t0), EventKind::SynthStart)
+                    .part(task.job, task.index)
+                    .worker(w)
+                    .bytes(task.bytes),
             );
             let res = match catch_unwind(AssertUnwindSafe(|| task.source.synthesize(task.index))) {
                 Ok(Ok(pa)) => Ok(pa),
@@ -648,7 +709,9 @@ impl Inner {
                 Err(p) => Err(panic_message(p)),
             };
             let t1 = Instant::now();
-            let mut end = Event::new(self.secs(t1), EventKind::SynthEnd).part(task.job, task.index).worker(w);
+            let mut end = Event::new(self.secs(t1), EventKind::SynthEnd)
+                .part(task.job, task.index)
+                .worker(w);
             if let Ok(pa) = &res {
                 end = end.bytes(pa.memory_bytes() as u64);
             }
@@ -687,7 +750,9 @@ impl Inner {
                         synthesis: t1 - t0,
                         circuit,
                     });
-                    self.event(Event::new(self.secs(t1), EventKind::GpuQueued).part(task.job, task.index));
+                    self.event(
+                        Event::new(self.secs(t1), EventKind::GpuQueued).part(task.job, task.index),
+                    );
                     self.gpu_cv.notify_all();
                 }
                 (Ok(pa), None) => {
@@ -697,7 +762,11 @@ impl Inner {
                 (Err(message), alive) => {
                     st.release(task.bytes);
                     if alive.is_some() {
-                        let err = EngineError::Partition { index: task.index, stage: Stage::Synthesis, message };
+                        let err = EngineError::Partition {
+                            index: task.index,
+                            stage: Stage::Synthesis,
+                            message,
+                        };
                         garbage.extend(self.finish_job(&mut st, task.job, Err(err)));
                     }
                 }
@@ -724,7 +793,10 @@ impl Inner {
         let aging = self.opts.aging;
         let jobs = &st.jobs;
         let (i, _) = st.ready.iter().enumerate().max_by_key(|(_, r)| {
-            let p = jobs.get(&r.job).map(|j| j.effective_priority(aging)).unwrap_or(i64::MIN);
+            let p = jobs
+                .get(&r.job)
+                .map(|j| j.effective_priority(aging))
+                .unwrap_or(i64::MIN);
             (p, Reverse(r.job), Reverse(r.index))
         })?;
         Some(st.ready.swap_remove(i))
@@ -742,12 +814,26 @@ impl Inner {
                     if let Some(r) = self.pick_ready(&mut st, d) {
                         st.gpu_busy += 1;
                         st.device_load[d] += 1;
+                        if !st.ready.is_empty() {
+                            // The loads changed: a worker of another device
+                            // may now be among the least loaded.
+                            self.gpu_cv.notify_all();
+                        }
                         break r;
                     }
                     self.gpu_cv.wait(&mut st);
                 }
             };
-            let Ready { job, index, pa, reserved, held, queued, synthesis, circuit } = item;
+            let Ready {
+                job,
+                index,
+                pa,
+                reserved,
+                held,
+                queued,
+                synthesis,
+                circuit,
+            } = item;
             let inputs = pa.input_assignment.get(1..).unwrap_or(&[]).to_vec();
             let mut stages = Timings::default();
             // The device region. With the CPU backend all of `evaluate` is
@@ -756,15 +842,31 @@ impl Inner {
             let (res, g0, g1) = {
                 let _device = self.device_locks[d].lock();
                 let g0 = Instant::now();
-                self.event(Event::new(self.secs(g0), EventKind::GpuStart).part(job, index).device(device, w));
-                let res = catch_unwind(AssertUnwindSafe(|| self.backend.evaluate(&circuit.params, pa, &mut stages)));
+                self.event(
+                    Event::new(self.secs(g0), EventKind::GpuStart)
+                        .part(job, index)
+                        .device(device, w),
+                );
+                let res = catch_unwind(AssertUnwindSafe(|| {
+                    self.backend.evaluate(&circuit.params, pa, &mut stages)
+                }));
                 (res, g0, Instant::now())
             };
-            self.event(Event::new(self.secs(g1), EventKind::GpuEnd).part(job, index).device(device, w));
+            self.event(
+                Event::new(self.secs(g1), EventKind::GpuEnd)
+                    .part(job, index)
+                    .device(device, w),
+            );
             let mut at = self.secs(g0);
             for (name, dur) in stages.stages() {
                 let s = dur.as_secs_f64();
-                self.event(Event::new(at, EventKind::Stage).part(job, index).device(device, w).name(*name).dur(s));
+                self.event(
+                    Event::new(at, EventKind::Stage)
+                        .part(job, index)
+                        .device(device, w)
+                        .name(*name)
+                        .dur(s),
+                );
                 at += s;
             }
             {
@@ -786,7 +888,8 @@ impl Inner {
             let res = res.and_then(|parts| {
                 let a0 = Instant::now();
                 let (r, s) = (Fr::random(rand::rngs::OsRng), Fr::random(rand::rngs::OsRng));
-                let proof = assemble(&circuit.params, &parts, r, s).map_err(|e| (Stage::Assembly, e.to_string()))?;
+                let proof = assemble(&circuit.params, &parts, r, s)
+                    .map_err(|e| (Stage::Assembly, e.to_string()))?;
                 let a1 = Instant::now();
                 self.event(
                     Event::new(self.secs(a0), EventKind::Assembly)
@@ -794,15 +897,22 @@ impl Inner {
                         .device(device, w)
                         .dur((a1 - a0).as_secs_f64()),
                 );
-                let ok = verify_proof(&circuit.pvk, &proof, &inputs).map_err(|e| (Stage::Verify, e.to_string()))?;
+                let ok = verify_proof(&circuit.pvk, &proof, &inputs)
+                    .map_err(|e| (Stage::Verify, e.to_string()))?;
                 let v1 = Instant::now();
                 self.event(
-                    Event::new(self.secs(a1), EventKind::Verify).part(job, index).device(device, w).dur((v1 - a1).as_secs_f64()),
+                    Event::new(self.secs(a1), EventKind::Verify)
+                        .part(job, index)
+                        .device(device, w)
+                        .dur((v1 - a1).as_secs_f64()),
                 );
                 if !ok {
                     return Err((
                         Stage::Verify,
-                        format!("self-check failed: the proof just made does not verify (backend {})", self.backend.name()),
+                        format!(
+                            "self-check failed: the proof just made does not verify (backend {})",
+                            self.backend.name()
+                        ),
                     ));
                 }
                 let times = PartitionTimes {
@@ -814,7 +924,11 @@ impl Inner {
                     verify: v1 - a1,
                     device,
                 };
-                Ok(Done { proof, inputs, times })
+                Ok(Done {
+                    proof,
+                    inputs,
+                    times,
+                })
             });
 
             let mut st = self.state.lock();
@@ -825,7 +939,15 @@ impl Inner {
                 }
                 Err((stage, message)) => {
                     if st.jobs.contains_key(&job) {
-                        self.finish_job(&mut st, job, Err(EngineError::Partition { index, stage, message }))
+                        self.finish_job(
+                            &mut st,
+                            job,
+                            Err(EngineError::Partition {
+                                index,
+                                stage,
+                                message,
+                            }),
+                        )
                     } else {
                         Vec::new()
                     }
@@ -837,7 +959,9 @@ impl Inner {
     }
 
     fn complete_partition(&self, st: &mut State, job: u64, index: usize, done: Done) {
-        let Some(j) = st.jobs.get_mut(&job) else { return };
+        let Some(j) = st.jobs.get_mut(&job) else {
+            return;
+        };
         if j.done[index].is_none() {
             j.done[index] = Some(done);
             j.remaining -= 1;
@@ -872,7 +996,9 @@ impl Inner {
     /// Ends a job with an error (or cancellation): drops its queued
     /// partitions, returns them for dropping outside the lock.
     fn finish_job(&self, st: &mut State, job: u64, result: JobResult) -> Vec<ProvingAssignment> {
-        let Some(j) = st.jobs.remove(&job) else { return Vec::new() };
+        let Some(j) = st.jobs.remove(&job) else {
+            return Vec::new();
+        };
         let mut garbage = Vec::new();
         let mut i = 0;
         while i < st.ready.len() {
@@ -893,7 +1019,11 @@ impl Inner {
             }
             Err(e) => {
                 st.jobs_failed += 1;
-                self.event(Event::new(now, EventKind::JobFailed).job(job).detail(e.to_string()));
+                self.event(
+                    Event::new(now, EventKind::JobFailed)
+                        .job(job)
+                        .detail(e.to_string()),
+                );
             }
             Ok(_) => {}
         }
@@ -927,7 +1057,11 @@ impl Inner {
             gpu_queue: st.ready.len(),
             gpu_workers_busy: st.gpu_busy,
             gpu_workers: self.opts.devices.len() * self.opts.gpu_workers_per_device,
-            device_busy_fraction: st.device_busy.iter().map(|d| (d.as_secs_f64() / up).min(1.0)).collect(),
+            device_busy_fraction: st
+                .device_busy
+                .iter()
+                .map(|d| (d.as_secs_f64() / up).min(1.0))
+                .collect(),
             memory_reserved: st.reserved,
             memory_peak: st.peak,
             memory_budget: self.opts.memory_budget,
@@ -935,7 +1069,9 @@ impl Inner {
             memory_held_peak: st.held_peak,
             memory_overcommit: st.overcommit,
             budget_wait_s: (st.budget_wait
-                + st.budget_blocked_since.map(|s| s.elapsed()).unwrap_or(Duration::ZERO))
+                + st.budget_blocked_since
+                    .map(|s| s.elapsed())
+                    .unwrap_or(Duration::ZERO))
             .as_secs_f64(),
             partitions_done: st.partitions_done,
             jobs_done: st.jobs_done,

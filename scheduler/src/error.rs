@@ -17,7 +17,7 @@ pub enum ConfigError {
     /// message names the key and the line.
     #[error("{origin}: {message}")]
     Parse {
-        /// The file (or "<string>").
+        /// The file (or another name for where the text came from).
         origin: String,
         /// What is wrong, from the TOML parser.
         message: String,

@@ -46,5 +46,7 @@ pub use bench::{bench, BenchReport, BenchRun, BenchSpec, Bound, GapStats, StageS
 pub use config::{format_bytes, parse_bytes, ByteSpec, Config, EngineOptions};
 pub use engine::{Engine, JobHandle, JobId, JobOutput, JobSpec, PartitionTimes};
 pub use error::{ConfigError, EngineError, Stage};
-pub use source::{estimate_partition_bytes, AssignmentSource, CircuitSource, PartitionSource, SourceError};
+pub use source::{
+    estimate_partition_bytes, AssignmentSource, CircuitSource, PartitionSource, SourceError,
+};
 pub use timeline::{write_json_lines, EngineStats, Event, EventKind};

@@ -56,7 +56,10 @@ pub struct CircuitSource<C, F> {
 
 impl<C, F> std::fmt::Debug for CircuitSource<C, F> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("CircuitSource").field("partitions", &self.n).field("shape", &self.shape.get()).finish()
+        f.debug_struct("CircuitSource")
+            .field("partitions", &self.n)
+            .field("shape", &self.shape.get())
+            .finish()
     }
 }
 
@@ -74,7 +77,12 @@ where
         if let Some(s) = shape {
             let _ = cell.set(Ok(s));
         }
-        Self { n, shape: cell, make, _c: std::marker::PhantomData }
+        Self {
+            n,
+            shape: cell,
+            make,
+            _c: std::marker::PhantomData,
+        }
     }
 }
 
@@ -117,7 +125,10 @@ pub struct AssignmentSource {
 impl AssignmentSource {
     /// Wraps ready assignments (in partition order).
     pub fn new(parts: Vec<ProvingAssignment>) -> Self {
-        Self { shapes: parts.iter().map(ProvingAssignment::shape).collect(), slots: Mutex::new(parts.into_iter().map(Some).collect()) }
+        Self {
+            shapes: parts.iter().map(ProvingAssignment::shape).collect(),
+            slots: Mutex::new(parts.into_iter().map(Some).collect()),
+        }
     }
 }
 
@@ -127,7 +138,10 @@ impl PartitionSource for AssignmentSource {
     }
 
     fn shape(&self, index: usize) -> Result<Shape, SourceError> {
-        self.shapes.get(index).copied().ok_or_else(|| format!("no partition {index}").into())
+        self.shapes
+            .get(index)
+            .copied()
+            .ok_or_else(|| format!("no partition {index}").into())
     }
 
     fn synthesize(&self, index: usize) -> Result<ProvingAssignment, SourceError> {

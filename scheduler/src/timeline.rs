@@ -80,7 +80,18 @@ pub struct Event {
 impl Event {
     /// An event of `kind` at `t` with every optional field empty.
     pub fn new(t: f64, kind: EventKind) -> Self {
-        Self { t, kind, job: None, partition: None, dur: None, name: None, device: None, worker: None, bytes: None, detail: None }
+        Self {
+            t,
+            kind,
+            job: None,
+            partition: None,
+            dur: None,
+            name: None,
+            device: None,
+            worker: None,
+            bytes: None,
+            detail: None,
+        }
     }
     pub(crate) fn job(mut self, j: u64) -> Self {
         self.job = Some(j);

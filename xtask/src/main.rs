@@ -14,6 +14,7 @@
 mod bindgen;
 mod cuda;
 mod gpu_bundle;
+mod sweep;
 
 use std::path::PathBuf;
 
@@ -52,6 +53,8 @@ enum Task {
         #[arg(long)]
         no_strip: bool,
     },
+    /// Run `cuzk bench` over a grid (c, gw, partition workers, sizes): JSON + Markdown + SVG.
+    Sweep(sweep::SweepArgs),
 }
 
 fn main() -> anyhow::Result<()> {
@@ -60,6 +63,7 @@ fn main() -> anyhow::Result<()> {
         Task::Cuda { dir, force } => cuda::run(dir, force),
         Task::Bindgen { check } => bindgen::run(check),
         Task::GpuBundle { out, no_strip } => gpu_bundle::run(out, !no_strip),
+        Task::Sweep(args) => sweep::run(args),
     }
 }
 

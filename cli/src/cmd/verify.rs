@@ -3,7 +3,7 @@
 use crate::cmd::read_inputs;
 use crate::output::Ctx;
 use anyhow::{bail, Context, Result};
-use cuzk_groth16::{verify_proof, CheckMode, Parameters, Proof, VerifyingKey};
+use cuzk_groth16::{verify_proof, CheckMode, Proof, VerifyingKey};
 use std::path::PathBuf;
 
 #[derive(clap::Args, Debug)]

@@ -1,0 +1,157 @@
+//! `bench` end to end on tiny circuits (no timing assertions).
+
+mod common;
+
+use common::{params, source, Inject, TestBackend};
+use cuzk_scheduler::{
+    bench, write_json_lines, BenchReport, BenchSpec, Bound, EngineOptions, Event, EventKind,
+};
+use std::sync::Arc;
+
+#[test]
+fn bench_reports_every_field() {
+    let opts = EngineOptions::small(2, 2, 1 << 40);
+    let spec = BenchSpec {
+        label: "tiny".into(),
+        jobs: 3,
+        partitions: 2,
+    };
+    let run = bench(
+        &opts,
+        Arc::new(TestBackend::default()),
+        params(),
+        &spec,
+        &|j| source(j as u64 + 1, 2, Inject::None),
+    )
+    .unwrap();
+    let r = &run.report;
+    assert_eq!(
+        (r.jobs, r.partitions, r.completed_jobs, r.failed_jobs),
+        (3, 2, 3, 0)
+    );
+    assert_eq!(
+        (r.concurrency, r.gpu_workers_per_device, r.devices),
+        (2, 2, 1)
+    );
+    assert_eq!(r.backend, "test-cpu");
+    assert!(r.errors.is_empty());
+    assert!(r.steady_s_per_proof.is_some() && r.proofs_per_hour.is_some());
+    assert!(r.warmup_s.is_some() && r.window_s.is_some());
+    let g = r.gpu_busy_pct.unwrap();
+    assert!((0.0..=100.0).contains(&g));
+    assert_eq!(r.device_busy_pct.len(), 1);
+    assert_ne!(r.bounded_by, Bound::Unknown);
+    for pct in [r.synthesis_busy_pct, r.memory_wait_pct, r.gpu_busy_pct] {
+        // No "-0.0%" in reports.
+        assert!(pct.unwrap().is_sign_positive(), "{pct:?}");
+    }
+    assert!(r.peak_reserved_bytes > 0 && r.peak_reserved_bytes <= r.memory_budget_bytes);
+    assert_eq!(r.memory_overcommit_bytes, 0);
+    if cfg!(target_os = "linux") {
+        assert!(r.peak_rss_bytes.unwrap() > 0);
+    }
+    let names: Vec<&str> = r.stages.iter().map(|s| s.name.as_str()).collect();
+    for n in ["synthesis", "gpu_wait", "gpu", "assembly", "verify"] {
+        assert!(names.contains(&n), "{n} missing from {names:?}");
+    }
+    assert!(
+        names.iter().any(|n| n.starts_with("gpu.")),
+        "backend stages missing: {names:?}"
+    );
+    for s in &r.stages {
+        assert_eq!(s.count, 6, "{}", s.name);
+        assert!(s.median_s <= s.p95_s && s.p95_s <= s.max_s, "{s:?}");
+    }
+    let text = r.summary();
+    assert!(
+        text.contains("bounded by") && text.contains("steady state"),
+        "{text}"
+    );
+
+    // JSON: what `cuzk bench --json` prints and `xtask sweep` reads back.
+    let json = serde_json::to_string(r).unwrap();
+    let back: BenchReport = serde_json::from_str(&json).unwrap();
+    assert_eq!(
+        (back.completed_jobs, back.bounded_by, back.stages.len()),
+        (3, r.bounded_by, r.stages.len())
+    );
+    let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+    for key in [
+        "steady_s_per_proof",
+        "proofs_per_hour",
+        "gpu_busy_pct",
+        "idle_gaps",
+        "peak_rss_bytes",
+        "bounded_by",
+    ] {
+        assert!(v.get(key).is_some(), "{key} missing from the JSON report");
+    }
+
+    // Timeline as JSON lines, one event per line, time-ordered.
+    let mut buf = Vec::new();
+    write_json_lines(&run.timeline, &mut buf).unwrap();
+    let lines: Vec<Event> = String::from_utf8(buf)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), run.timeline.len());
+    assert!(lines.windows(2).all(|w| w[0].t <= w[1].t));
+    assert_eq!(
+        lines
+            .iter()
+            .filter(|e| e.kind == EventKind::JobDone)
+            .count(),
+        3
+    );
+    assert_eq!(
+        lines
+            .iter()
+            .filter(|e| e.kind == EventKind::GpuStart)
+            .count(),
+        6
+    );
+}
+
+#[test]
+fn bench_counts_failed_proofs() {
+    let opts = EngineOptions::small(1, 1, 1 << 40);
+    let spec = BenchSpec {
+        label: "tiny".into(),
+        jobs: 3,
+        partitions: 2,
+    };
+    let run = bench(
+        &opts,
+        Arc::new(TestBackend::default()),
+        params(),
+        &spec,
+        &|j| {
+            source(
+                j as u64 + 1,
+                2,
+                if j == 1 {
+                    Inject::Fail(0)
+                } else {
+                    Inject::None
+                },
+            )
+        },
+    )
+    .unwrap();
+    assert_eq!((run.report.completed_jobs, run.report.failed_jobs), (2, 1));
+    assert_eq!(run.report.errors.len(), 1);
+    assert!(
+        run.report.errors[0].contains("partition 0"),
+        "{:?}",
+        run.report.errors
+    );
+    assert!(bench(
+        &opts,
+        Arc::new(TestBackend::default()),
+        params(),
+        &BenchSpec { jobs: 0, ..spec },
+        &|_| { source(1, 1, Inject::None) }
+    )
+    .is_err());
+}

@@ -1,0 +1,126 @@
+//! Shared test fixtures: TinyCircuit parameters generated once per test
+//! binary, sources with injectable failures, backends that fail on purpose.
+#![allow(dead_code)]
+
+use cuzk_field::{Field, Fr, G1Projective, Group};
+use cuzk_groth16::{
+    Backend, CpuBackend, Groth16Error, Parameters, ProofParts, Timings, ToxicWaste,
+};
+use cuzk_scheduler::{CircuitSource, PartitionSource};
+use cuzk_synth::circuits::TinyCircuit;
+use cuzk_synth::{Circuit, ConstraintSystem, ProvingAssignment, Shape, SynthesisError};
+use rand_chacha::{rand_core::SeedableRng, ChaCha8Rng};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, OnceLock};
+
+pub const CHAIN: usize = 6;
+
+/// The witness of partition `i` of job seed `job`: distinct per (job, i).
+pub fn tiny(job: u64, i: usize) -> TinyCircuit {
+    let mut rng = ChaCha8Rng::seed_from_u64(job * 1000 + i as u64);
+    TinyCircuit {
+        x: Fr::random(&mut rng),
+        y: Fr::random(&mut rng),
+        chain: CHAIN,
+    }
+}
+
+/// The public input partition `i` of job seed `job` must produce.
+pub fn expected_input(job: u64, i: usize) -> Fr {
+    let c = tiny(job, i);
+    c.x * c.y
+}
+
+pub fn params() -> Arc<Parameters> {
+    static P: OnceLock<Arc<Parameters>> = OnceLock::new();
+    P.get_or_init(|| {
+        Arc::new(
+            cuzk_groth16::generate_parameters(tiny(0, 0), &ToxicWaste::from_seed(7), None)
+                .expect("setup"),
+        )
+    })
+    .clone()
+}
+
+pub fn shape() -> Shape {
+    cuzk_synth::count_shape(tiny(0, 0)).expect("count")
+}
+
+/// A partition that synthesizes, fails, or panics.
+#[derive(Clone, Copy, Debug)]
+pub enum TestCircuit {
+    Good(TinyCircuit),
+    Fail,
+    Panic,
+}
+
+impl Circuit<Fr> for TestCircuit {
+    fn synthesize<CS: ConstraintSystem<Fr>>(self, cs: &mut CS) -> Result<(), SynthesisError> {
+        match self {
+            TestCircuit::Good(c) => c.synthesize(cs),
+            TestCircuit::Fail => Err(SynthesisError::AssignmentMissing),
+            TestCircuit::Panic => panic!("test circuit panics on purpose"),
+        }
+    }
+}
+
+/// What partition `at` of a source does.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Inject {
+    None,
+    Fail(usize),
+    Panic(usize),
+}
+
+pub fn source(job: u64, n: usize, inject: Inject) -> Arc<dyn PartitionSource> {
+    Arc::new(CircuitSource::new(n, Some(shape()), move |i| {
+        Ok(match inject {
+            Inject::Fail(k) if k == i => TestCircuit::Fail,
+            Inject::Panic(k) if k == i => TestCircuit::Panic,
+            _ => TestCircuit::Good(tiny(job, i)),
+        })
+    }))
+}
+
+/// The CPU backend, counting calls; partitions whose public input is in
+/// `fail` get an error, those in `corrupt` get wrong results (so the
+/// self-check must catch them).
+#[derive(Debug, Default)]
+pub struct TestBackend {
+    pub calls: AtomicUsize,
+    pub fail: Vec<Fr>,
+    pub corrupt: Vec<Fr>,
+}
+
+impl TestBackend {
+    pub fn calls(&self) -> usize {
+        self.calls.load(Ordering::SeqCst)
+    }
+}
+
+impl Backend for TestBackend {
+    fn name(&self) -> String {
+        "test-cpu".into()
+    }
+
+    fn evaluate(
+        &self,
+        params: &Parameters,
+        pa: ProvingAssignment,
+        t: &mut Timings,
+    ) -> Result<ProofParts, Groth16Error> {
+        self.calls.fetch_add(1, Ordering::SeqCst);
+        let input = pa.input_assignment.get(1).copied();
+        if input.is_some_and(|x| self.fail.contains(&x)) {
+            return Err(Groth16Error::Backend {
+                backend: self.name(),
+                message: "injected failure".into(),
+            });
+        }
+        let mut parts = CpuBackend.evaluate(params, pa, t)?;
+        if input.is_some_and(|x| self.corrupt.contains(&x)) {
+            parts.h += G1Projective::generator();
+        }
+        Ok(parts)
+    }
+}
