@@ -36,6 +36,18 @@ impl Bitmap {
         b
     }
 
+    /// A bitmap of `len` bits over little-endian words (bits past `len` in
+    /// the last word are cleared). `None` when `words` is too short or too long.
+    pub fn from_words(mut words: Vec<u64>, len: usize) -> Option<Self> {
+        if words.len() != len.div_ceil(64) {
+            return None;
+        }
+        words.shrink_to_fit();
+        let mut b = Self { words, len };
+        b.clear_tail();
+        Some(b)
+    }
+
     /// Builds a bitmap from booleans.
     pub fn from_bools(bits: impl IntoIterator<Item = bool>) -> Self {
         let mut b = Self::new();
@@ -168,6 +180,16 @@ mod tests {
             c.extend_from(&Bitmap::from_bools(bits.iter().copied().skip(bits.len() / 2)));
             prop_assert_eq!(c, b);
         }
+    }
+
+    #[test]
+    fn from_words_checks_length_and_clears_tail() {
+        let b = Bitmap::from_words(vec![u64::MAX, u64::MAX], 70).unwrap();
+        assert_eq!(b.count_ones(), 70);
+        assert_eq!(b, Bitmap::ones(70));
+        assert!(Bitmap::from_words(vec![0], 70).is_none());
+        assert!(Bitmap::from_words(vec![0, 0, 0], 70).is_none());
+        assert_eq!(Bitmap::from_words(vec![], 0).unwrap(), Bitmap::new());
     }
 
     #[test]

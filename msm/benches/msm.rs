@@ -25,11 +25,16 @@ fn points<C: MsmCurve>(n: usize, seed: u64) -> Vec<C> {
     let k = ((n as f64).sqrt() as usize).max(1) + 1;
     let a: Vec<Projective<C>> = (0..k).map(|_| Projective::<C>::random(&mut rng)).collect();
     let b: Vec<Projective<C>> = (0..k).map(|_| Projective::<C>::random(&mut rng)).collect();
-    let proj: Vec<Projective<C>> = (0..n).into_par_iter().map(|i| a[i % k] + b[i / k % k]).collect();
+    let proj: Vec<Projective<C>> = (0..n)
+        .into_par_iter()
+        .map(|i| a[i % k] + b[i / k % k])
+        .collect();
     let mut out = vec![C::identity(); n];
-    out.par_chunks_mut(4096).zip(proj.par_chunks(4096)).for_each(|(o, p)| {
-        Projective::<C>::batch_normalize(p, o);
-    });
+    out.par_chunks_mut(4096)
+        .zip(proj.par_chunks(4096))
+        .for_each(|(o, p)| {
+            Projective::<C>::batch_normalize(p, o);
+        });
     out
 }
 
@@ -50,7 +55,11 @@ fn boolean_heavy(n: usize, seed: u64) -> Vec<Fr> {
         .collect()
 }
 
-fn bellperson_full<C: MsmCurve>(pool: &Worker, bases: &Arc<Vec<C>>, reprs: &Arc<Vec<[u8; 32]>>) -> Projective<C> {
+fn bellperson_full<C: MsmCurve>(
+    pool: &Worker,
+    bases: &Arc<Vec<C>>,
+    reprs: &Arc<Vec<[u8; 32]>>,
+) -> Projective<C> {
     multiexp_cpu::<FullDensity, _, C, _>(pool, (bases.clone(), 0), FullDensity, reprs.clone())
         .wait()
         .expect("bellperson multiexp")
@@ -60,9 +69,14 @@ fn label(n: usize) -> String {
     format!("2^{}", n.trailing_zeros())
 }
 
-fn configure<'a>(c: &'a mut Criterion, name: &str) -> criterion::BenchmarkGroup<'a, criterion::measurement::WallTime> {
+fn configure<'a>(
+    c: &'a mut Criterion,
+    name: &str,
+) -> criterion::BenchmarkGroup<'a, criterion::measurement::WallTime> {
     let mut g = c.benchmark_group(name);
-    g.sample_size(10).warm_up_time(Duration::from_millis(500)).measurement_time(Duration::from_secs(3));
+    g.sample_size(10)
+        .warm_up_time(Duration::from_millis(500))
+        .measurement_time(Duration::from_secs(3));
     g
 }
 
@@ -76,7 +90,9 @@ fn full_msm<C: MsmCurve>(c: &mut Criterion, sizes: &[usize], with_bellperson: bo
         let bases = &all_bases[..n];
         let s = &all_scalars[..n];
         let want = msm(bases, s).unwrap();
-        g.bench_with_input(BenchmarkId::new("cuzk", label(n)), &n, |b, _| b.iter(|| msm(bases, s).unwrap()));
+        g.bench_with_input(BenchmarkId::new("cuzk", label(n)), &n, |b, _| {
+            b.iter(|| msm(bases, s).unwrap())
+        });
         assert_eq!(tuning::msm_blst_pool(bases, s), want);
         g.bench_with_input(BenchmarkId::new("blst_pool", label(n)), &n, |b, _| {
             b.iter(|| tuning::msm_blst_pool(bases, s))
@@ -114,18 +130,28 @@ fn density_msm(c: &mut Criterion) {
     let reprs = Arc::new(s.iter().map(|x| x.to_repr()).collect::<Vec<_>>());
     let pool = Worker::new();
     let bellperson = || {
-        multiexp_cpu::<DensityTracker, _, G1Affine, _>(&pool, (arc_bases.clone(), 0), tracker.clone(), reprs.clone())
-            .wait()
-            .expect("bellperson multiexp")
+        multiexp_cpu::<DensityTracker, _, G1Affine, _>(
+            &pool,
+            (arc_bases.clone(), 0),
+            tracker.clone(),
+            reprs.clone(),
+        )
+        .wait()
+        .expect("bellperson multiexp")
     };
 
     let want = msm_density(&bases, &s, Some(&density)).unwrap();
-    assert_eq!(tuning::msm_density_full(&bases, &s, Some(&density)).unwrap(), want);
+    assert_eq!(
+        tuning::msm_density_full(&bases, &s, Some(&density)).unwrap(),
+        want
+    );
     assert_eq!(bellperson(), want);
 
     let mut g = configure(c, "G1_density_boolean");
     let id = label(n);
-    g.bench_function(BenchmarkId::new("cuzk", &id), |b| b.iter(|| msm_density(&bases, &s, Some(&density)).unwrap()));
+    g.bench_function(BenchmarkId::new("cuzk", &id), |b| {
+        b.iter(|| msm_density(&bases, &s, Some(&density)).unwrap())
+    });
     g.bench_function(BenchmarkId::new("cuzk_full_path", &id), |b| {
         b.iter(|| tuning::msm_density_full(&bases, &s, Some(&density)).unwrap())
     });
@@ -148,9 +174,10 @@ fn sweep(c: &mut Criterion) {
         eprintln!("plan for 2^{log}: window {pw}, chunks {pc}");
         for w in (log.saturating_sub(6).max(4)..=(log - 1).min(18)).filter(|w| 255 % w != 0) {
             for chunks in [1, 2, 4] {
-                g.bench_function(BenchmarkId::new(format!("2^{log}"), format!("w{w}_c{chunks}")), |b| {
-                    b.iter(|| tuning::msm_with_plan(&bases[..n], &s[..n], w, chunks))
-                });
+                g.bench_function(
+                    BenchmarkId::new(format!("2^{log}"), format!("w{w}_c{chunks}")),
+                    |b| b.iter(|| tuning::msm_with_plan(&bases[..n], &s[..n], w, chunks)),
+                );
             }
         }
     }

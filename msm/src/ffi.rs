@@ -18,7 +18,9 @@ use std::mem::{align_of, size_of};
 use std::ptr;
 
 use blst::{blst_p1, blst_p1_affine, blst_p2, blst_p2_affine, limb_t};
-use cuzk_field::{Fp, Fp2, G1Affine, G1Projective, G2Affine, G2Projective, Group, PrimeCurveAffine};
+use cuzk_field::{
+    Fp, Fp2, G1Affine, G1Projective, G2Affine, G2Projective, Group, PrimeCurveAffine,
+};
 
 /// Width of the scalars we feed blst: canonical `Fr` values are < r < 2^255.
 pub(crate) const NBITS: usize = 255;
@@ -140,13 +142,18 @@ macro_rules! impl_blst_point {
                 )
             }
 
-            fn pool_mult(points: &[$affine], scalars: &[u8]) -> <$affine as PrimeCurveAffine>::Curve {
+            fn pool_mult(
+                points: &[$affine],
+                scalars: &[u8],
+            ) -> <$affine as PrimeCurveAffine>::Curve {
                 assert!(!points.is_empty() && scalars.len() >= points.len() * SCALAR_BYTES);
                 let raw: &[$raw] = {
                     // SAFETY: `$affine` is a transparent wrapper of `$raw`
                     // (same size and alignment, asserted above), so the slice
                     // of one is a valid slice of the other, same lifetime.
-                    unsafe { std::slice::from_raw_parts(points.as_ptr().cast::<$raw>(), points.len()) }
+                    unsafe {
+                        std::slice::from_raw_parts(points.as_ptr().cast::<$raw>(), points.len())
+                    }
                 };
                 Self::from_raw(blst::MultiPoint::mult(raw, scalars, NBITS))
             }
@@ -257,7 +264,10 @@ impl<'a, C> Gather<'a, C> {
             ptrs.push(bases.get(i)? as *const C);
         }
         ptrs.push(ptr::null());
-        Some(Self { ptrs, _bases: PhantomData })
+        Some(Self {
+            ptrs,
+            _bases: PhantomData,
+        })
     }
 
     pub(crate) fn len(&self) -> usize {
@@ -265,7 +275,10 @@ impl<'a, C> Gather<'a, C> {
     }
 
     pub(crate) fn points(&self) -> Points<'_, C> {
-        Points::Ptrs(PtrSlice { ptrs: &self.ptrs[..self.len()], _bases: PhantomData })
+        Points::Ptrs(PtrSlice {
+            ptrs: &self.ptrs[..self.len()],
+            _bases: PhantomData,
+        })
     }
 }
 
@@ -313,7 +326,15 @@ pub(crate) fn tile<C: BlstPoint>(
         // pointers), `s` describes `n` 32-byte scalars (length asserted),
         // scratch is large enough (asserted), `bit0 < NBITS`.
         unsafe {
-            C::raw_tile(&mut ret, p, n, s.as_ptr(), scratch.as_mut_ptr(), bit0, window);
+            C::raw_tile(
+                &mut ret,
+                p,
+                n,
+                s.as_ptr(),
+                scratch.as_mut_ptr(),
+                bit0,
+                window,
+            );
         }
     });
     C::from_raw(ret)

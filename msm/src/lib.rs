@@ -8,7 +8,7 @@
 //! - [`msm_density`]: bellperson's density-filtered MSM (the A and B queries):
 //!   the bases are compacted to the positions whose density bit is set, the
 //!   scalars are not;
-//! - the Filecoin fast path inside it, usable on its own: [`classify`] splits
+//! - the Filecoin fast path inside it, usable on its own: [`classify()`] splits
 //!   the selected scalars into zeros (skipped), ones (a [`bitmap_sum`] of the
 //!   selected bases, by batch-affine addition) and the rest, a small "tail"
 //!   MSM ([`msm_gather`]) over just those bases. Filecoin circuits have mostly
@@ -22,7 +22,7 @@
 //! The CPU backend ([`cpu`], re-exported here) runs blst's Pippenger tiles
 //! (XYZZ buckets, signed digits) under rayon, so nested parallel prover code
 //! composes; the points are passed to blst in place, never copied.
-//! A CUDA backend will come behind a `cuda` feature and reuse [`classify`].
+//! A CUDA backend will come behind a `cuda` feature and reuse [`classify()`].
 //!
 //! Features: none yet.
 #![deny(unsafe_code)]

