@@ -100,7 +100,9 @@ impl Backend for CpuBackend {
         } = pa;
         let ms = |e: msm::MsmError| Groth16Error::Msm(e.to_string());
 
-        let h_coeffs = timings.time("ntt_h", || cuzk_ntt::h_step(a, b, c)).map_err(|e| Groth16Error::Ntt(e.to_string()))?;
+        let ntt = |e: cuzk_ntt::NttError| Groth16Error::Ntt(e.to_string());
+        let domain = cached_domain(a.len()).map_err(ntt)?;
+        let h_coeffs = timings.time("ntt_h", || domain.h_step(a, b, c)).map_err(ntt)?;
         let h = timings.time("msm_h", || msm::msm(&params.h, &h_coeffs)).map_err(ms)?;
         drop(h_coeffs);
 
@@ -129,4 +131,21 @@ impl Backend for CpuBackend {
             .map_err(ms)?;
         Ok(ProofParts { h, l, a: a_sum, b_g1, b_g2 })
     }
+}
+
+/// Twiddle tables per domain size, built once per process: building one costs
+/// ~25 ms at 2^20 (more than 1% of a proof there), and every partition of a
+/// proof uses the same size.
+fn cached_domain(len: usize) -> std::result::Result<cuzk_ntt::Domain, cuzk_ntt::NttError> {
+    use std::collections::HashMap;
+    use std::sync::{Mutex, OnceLock};
+    static CACHE: OnceLock<Mutex<HashMap<usize, cuzk_ntt::Domain>>> = OnceLock::new();
+    let m = len.max(1).next_power_of_two();
+    let cache = CACHE.get_or_init(Default::default);
+    if let Some(d) = cache.lock().unwrap_or_else(|e| e.into_inner()).get(&m) {
+        return Ok(d.clone());
+    }
+    let d = cuzk_ntt::Domain::for_len(len)?;
+    cache.lock().unwrap_or_else(|e| e.into_inner()).insert(m, d.clone());
+    Ok(d)
 }

@@ -23,27 +23,43 @@ const LOGS: [u32; 3] = [16, 18, 20];
 fn bench_fft(c: &mut Criterion) {
     let worker = Worker::new();
     let mut group = c.benchmark_group("fft");
-    group.sample_size(10).warm_up_time(Duration::from_millis(500)).measurement_time(Duration::from_secs(3));
+    group
+        .sample_size(10)
+        .warm_up_time(Duration::from_millis(500))
+        .measurement_time(Duration::from_secs(3));
     for log_n in LOGS {
         let x = random_vec(1 << log_n, &mut ChaCha8Rng::seed_from_u64(u64::from(log_n)));
         let d = Domain::new(log_n).unwrap();
-        group.bench_with_input(BenchmarkId::new("cuzk", format!("2^{log_n}")), &x, |bch, x| {
-            bch.iter_batched_ref(|| x.clone(), |v| d.fft(v).unwrap(), BatchSize::LargeInput)
-        });
-        group.bench_with_input(BenchmarkId::new("bellperson", format!("2^{log_n}")), &x, |bch, x| {
-            bch.iter_batched_ref(
-                || EvaluationDomain::from_coeffs(x.clone()).unwrap(),
-                |dom| dom.fft(&worker, &mut None).unwrap(),
-                BatchSize::LargeInput,
-            )
-        });
+        group.bench_with_input(
+            BenchmarkId::new("cuzk", format!("2^{log_n}")),
+            &x,
+            |bch, x| {
+                bch.iter_batched_ref(|| x.clone(), |v| d.fft(v).unwrap(), BatchSize::LargeInput)
+            },
+        );
+        group.bench_with_input(
+            BenchmarkId::new("bellperson", format!("2^{log_n}")),
+            &x,
+            |bch, x| {
+                bch.iter_batched_ref(
+                    || EvaluationDomain::from_coeffs(x.clone()).unwrap(),
+                    |dom| dom.fft(&worker, &mut None).unwrap(),
+                    BatchSize::LargeInput,
+                )
+            },
+        );
     }
     group.finish();
 
     let mut group = c.benchmark_group("domain_new");
-    group.sample_size(10).warm_up_time(Duration::from_millis(200)).measurement_time(Duration::from_secs(2));
+    group
+        .sample_size(10)
+        .warm_up_time(Duration::from_millis(200))
+        .measurement_time(Duration::from_secs(2));
     for log_n in LOGS {
-        group.bench_function(format!("2^{log_n}"), |bch| bch.iter(|| Domain::new(log_n).unwrap()));
+        group.bench_function(format!("2^{log_n}"), |bch| {
+            bch.iter(|| Domain::new(log_n).unwrap())
+        });
     }
     group.finish();
 }
@@ -68,21 +84,40 @@ fn bellperson_h(worker: &Worker, a: Vec<Fr>, b: Vec<Fr>, c: Vec<Fr>) -> Vec<Fr> 
 fn bench_h_step(c: &mut Criterion) {
     let worker = Worker::new();
     let mut group = c.benchmark_group("h_step");
-    group.sample_size(10).warm_up_time(Duration::from_millis(500)).measurement_time(Duration::from_secs(5));
+    group
+        .sample_size(10)
+        .warm_up_time(Duration::from_millis(500))
+        .measurement_time(Duration::from_secs(5));
     for log_n in LOGS {
         let n = 1usize << log_n;
         let mut rng = ChaCha8Rng::seed_from_u64(100 + u64::from(log_n));
-        let abc = (random_vec(n, &mut rng), random_vec(n, &mut rng), random_vec(n, &mut rng));
-        group.bench_with_input(BenchmarkId::new("cuzk", format!("2^{log_n}")), &abc, |bch, abc| {
-            bch.iter_batched(
-                || abc.clone(),
-                |(a, b, c)| h_step(a, b, c).unwrap(),
-                BatchSize::LargeInput,
-            )
-        });
-        group.bench_with_input(BenchmarkId::new("bellperson", format!("2^{log_n}")), &abc, |bch, abc| {
-            bch.iter_batched(|| abc.clone(), |(a, b, c)| bellperson_h(&worker, a, b, c), BatchSize::LargeInput)
-        });
+        let abc = (
+            random_vec(n, &mut rng),
+            random_vec(n, &mut rng),
+            random_vec(n, &mut rng),
+        );
+        group.bench_with_input(
+            BenchmarkId::new("cuzk", format!("2^{log_n}")),
+            &abc,
+            |bch, abc| {
+                bch.iter_batched(
+                    || abc.clone(),
+                    |(a, b, c)| h_step(a, b, c).unwrap(),
+                    BatchSize::LargeInput,
+                )
+            },
+        );
+        group.bench_with_input(
+            BenchmarkId::new("bellperson", format!("2^{log_n}")),
+            &abc,
+            |bch, abc| {
+                bch.iter_batched(
+                    || abc.clone(),
+                    |(a, b, c)| bellperson_h(&worker, a, b, c),
+                    BatchSize::LargeInput,
+                )
+            },
+        );
     }
     group.finish();
 }

@@ -12,19 +12,23 @@
 //! - [`h_step`]: `H = (A·B − C)/Z` on a coset, bit-for-bit what bellperson
 //!   0.26's CPU prover computes in `execute_fft`;
 //! - [`bit_reverse_permute`];
-//! - [`reference`]: naive O(n²) transforms for other crates' tests.
+//! - `reference` (doc-hidden): naive O(n²) transforms and a literal
+//!   transcription of bellperson's quotient sequence, for tests here and in
+//!   other crates.
 //!
 //! The CPU backend ([`cpu`], re-exported here) is rayon-parallel and
 //! cache-blocked. Features: none yet; a `cuda` backend will join it.
-#![forbid(unsafe_code)]
+// The only unsafe code is the FFI call into blst's fused butterflies
+// (`cpu::blst_ops`), which opts back in.
+#![deny(unsafe_code)]
 
 pub mod cpu;
 mod error;
 pub mod reference;
 
-pub use cpu::{bit_reverse_permute, coset_generator, h_step, root_of_unity, Domain};
 #[doc(hidden)]
 pub use cpu::Tuning;
+pub use cpu::{bit_reverse_permute, coset_generator, h_step, root_of_unity, Domain};
 pub use error::NttError;
 
 /// Largest supported domain: 2^28 points.

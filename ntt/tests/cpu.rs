@@ -17,10 +17,26 @@ fn rng(seed: u64) -> ChaCha8Rng {
 fn tunings() -> Vec<Tuning> {
     vec![
         Tuning::default(),
-        Tuning { leaf_log: 0, split_log: 1, group_log: 0 },
-        Tuning { leaf_log: 1, split_log: 2, group_log: 3 },
-        Tuning { leaf_log: 2, split_log: 3, group_log: 2 },
-        Tuning { leaf_log: 3, split_log: 1, group_log: 6 },
+        Tuning {
+            leaf_log: 0,
+            split_log: 1,
+            group_log: 0,
+        },
+        Tuning {
+            leaf_log: 1,
+            split_log: 2,
+            group_log: 3,
+        },
+        Tuning {
+            leaf_log: 2,
+            split_log: 3,
+            group_log: 2,
+        },
+        Tuning {
+            leaf_log: 3,
+            split_log: 1,
+            group_log: 6,
+        },
     ]
 }
 
@@ -39,7 +55,17 @@ fn edge_vectors(n: usize, seed: u64) -> Vec<Vec<Fr>> {
             out.push(d);
         }
     }
-    out.push((0..n).map(|i| if i % 2 == 0 { minus_one } else { Fr::from(i as u64) }).collect());
+    out.push(
+        (0..n)
+            .map(|i| {
+                if i % 2 == 0 {
+                    minus_one
+                } else {
+                    Fr::from(i as u64)
+                }
+            })
+            .collect(),
+    );
     out
 }
 
@@ -56,7 +82,10 @@ fn check_all_transforms(d: &Domain, x: &[Fr], shift: Fr) {
     let n_inv = d.size_inv();
     let g = coset_generator();
     let evals = naive_dft(x, omega);
-    let inv: Vec<Fr> = naive_dft(x, d.omega_inv()).iter().map(|y| *y * n_inv).collect();
+    let inv: Vec<Fr> = naive_dft(x, d.omega_inv())
+        .iter()
+        .map(|y| *y * n_inv)
+        .collect();
     let ctx = format!("n = {n}, {d:?}");
 
     let mut v = x.to_vec();
@@ -91,7 +120,11 @@ fn check_all_transforms(d: &Domain, x: &[Fr], shift: Fr) {
     let mut v = x.to_vec();
     d.icoset_fft(&mut v).unwrap();
     let g_inv = g.invert().unwrap();
-    let expect: Vec<Fr> = inv.iter().enumerate().map(|(i, y)| *y * g_inv.pow_vartime([i as u64])).collect();
+    let expect: Vec<Fr> = inv
+        .iter()
+        .enumerate()
+        .map(|(i, y)| *y * g_inv.pow_vartime([i as u64]))
+        .collect();
     assert_eq!(v, expect, "icoset_fft {ctx}");
 
     let mut v = x.to_vec();
@@ -101,7 +134,11 @@ fn check_all_transforms(d: &Domain, x: &[Fr], shift: Fr) {
     let s_inv = shift.invert().unwrap();
     let mut v = x.to_vec();
     d.icoset_fft_with(&mut v, shift).unwrap();
-    let expect: Vec<Fr> = inv.iter().enumerate().map(|(i, y)| *y * s_inv.pow_vartime([i as u64])).collect();
+    let expect: Vec<Fr> = inv
+        .iter()
+        .enumerate()
+        .map(|(i, y)| *y * s_inv.pow_vartime([i as u64]))
+        .collect();
     assert_eq!(v, expect, "icoset_fft_with {ctx}");
 }
 
@@ -137,7 +174,10 @@ fn coset_with_zero_shift_evaluates_at_zero() {
     let mut v = x.clone();
     d.coset_fft_with(&mut v, Fr::ZERO).unwrap();
     assert!(v.iter().all(|y| *y == x[0]));
-    assert_eq!(d.icoset_fft_with(&mut v, Fr::ZERO), Err(NttError::ZeroShift));
+    assert_eq!(
+        d.icoset_fft_with(&mut v, Fr::ZERO),
+        Err(NttError::ZeroShift)
+    );
 }
 
 #[test]
@@ -146,7 +186,14 @@ fn round_trips_up_to_2_pow_16() {
         round_trip(log_n, Tuning::default());
     }
     // A deeper recursion (leaf 2^4, 3 levels per pass) on a mid size.
-    round_trip(14, Tuning { leaf_log: 4, split_log: 3, group_log: 5 });
+    round_trip(
+        14,
+        Tuning {
+            leaf_log: 4,
+            split_log: 3,
+            group_log: 5,
+        },
+    );
 }
 
 #[test]
@@ -174,7 +221,11 @@ fn round_trip(log_n: u32, t: Tuning) {
     let mut e = x.clone();
     d.fft(&mut e).unwrap();
     for j in [0, d.size() / 3, d.size() - 1] {
-        assert_eq!(e[j], evaluate(&x, d.omega().pow_vartime([j as u64])), "2^{log_n} at {j}");
+        assert_eq!(
+            e[j],
+            evaluate(&x, d.omega().pow_vartime([j as u64])),
+            "2^{log_n} at {j}"
+        );
     }
 }
 
@@ -184,10 +235,18 @@ const H_LENGTHS: [usize; 9] = [0, 1, 2, 3, 31, 32, 33, 100, 1000];
 fn h_step_matches_naive_bellperson_transcription() {
     for (k, len) in H_LENGTHS.into_iter().enumerate() {
         let mut r = rng(400 + k as u64);
-        let (a, b, c) = (random_vec(len, &mut r), random_vec(len, &mut r), random_vec(len, &mut r));
+        let (a, b, c) = (
+            random_vec(len, &mut r),
+            random_vec(len, &mut r),
+            random_vec(len, &mut r),
+        );
         let expect = naive_h_step(&a, &b, &c);
         assert_eq!(expect.len(), len.max(1).next_power_of_two() - 1);
-        assert_eq!(h_step(a.clone(), b.clone(), c.clone()).unwrap(), expect, "len {len}");
+        assert_eq!(
+            h_step(a.clone(), b.clone(), c.clone()).unwrap(),
+            expect,
+            "len {len}"
+        );
         if len > 1 {
             for t in tunings().into_iter().skip(1) {
                 let d = Domain::with_tuning(len.next_power_of_two().trailing_zeros(), t).unwrap();
@@ -203,7 +262,11 @@ fn h_step_edge_values() {
     let len = 33;
     let m1 = -Fr::ONE;
     let cases = [
-        (vec![Fr::ZERO; len], vec![Fr::ZERO; len], vec![Fr::ZERO; len]),
+        (
+            vec![Fr::ZERO; len],
+            vec![Fr::ZERO; len],
+            vec![Fr::ZERO; len],
+        ),
         (vec![Fr::ONE; len], vec![m1; len], vec![Fr::ONE; len]),
         (vec![m1; len], vec![m1; len], vec![m1; len]),
     ];
@@ -227,7 +290,11 @@ fn h_step_divides_satisfied_system() {
         let m = d.size();
         let full = d.h_step_full(a.clone(), b.clone(), c.clone()).unwrap();
         assert_eq!(full.len(), m);
-        assert_eq!(full[m - 1], Fr::ZERO, "len {len}: degree of H must be < m − 1");
+        assert_eq!(
+            full[m - 1],
+            Fr::ZERO,
+            "len {len}: degree of H must be < m − 1"
+        );
         let h = h_step(a.clone(), b.clone(), c.clone()).unwrap();
         assert_eq!(h[..], full[..m - 1]);
         assert!(h.iter().any(|x| *x != Fr::ZERO));
@@ -261,7 +328,11 @@ fn matches_bellperson_evaluation_domain() {
     let worker = Worker::new();
     for (k, len) in [1usize << 12, 5000, 1 << 14].into_iter().enumerate() {
         let mut r = rng(600 + k as u64);
-        let (a, b, c) = (random_vec(len, &mut r), random_vec(len, &mut r), random_vec(len, &mut r));
+        let (a, b, c) = (
+            random_vec(len, &mut r),
+            random_vec(len, &mut r),
+            random_vec(len, &mut r),
+        );
 
         let mut da = EvaluationDomain::from_coeffs(a.clone()).unwrap();
         da.fft(&worker, &mut None).unwrap();
@@ -275,7 +346,8 @@ fn matches_bellperson_evaluation_domain() {
         let mut db = EvaluationDomain::from_coeffs(b.clone()).unwrap();
         let mut dc = EvaluationDomain::from_coeffs(c.clone()).unwrap();
         EvaluationDomain::ifft_many(&mut [&mut da, &mut db, &mut dc], &worker, &mut None).unwrap();
-        EvaluationDomain::coset_fft_many(&mut [&mut da, &mut db, &mut dc], &worker, &mut None).unwrap();
+        EvaluationDomain::coset_fft_many(&mut [&mut da, &mut db, &mut dc], &worker, &mut None)
+            .unwrap();
         da.mul_assign(&worker, &db);
         da.sub_assign(&worker, &dc);
         da.divide_by_z_on_coset(&worker);
@@ -288,9 +360,21 @@ fn matches_bellperson_evaluation_domain() {
 
 #[test]
 fn errors_are_typed() {
-    assert!(matches!(Domain::new(29), Err(NttError::DomainTooLarge { log_size: 29, max_log_size: 28 })));
-    assert!(matches!(Domain::for_len((1 << 28) + 1), Err(NttError::DomainTooLarge { log_size: 29, .. })));
-    assert!(matches!(Domain::for_len(usize::MAX), Err(NttError::DomainTooLarge { .. })));
+    assert!(matches!(
+        Domain::new(29),
+        Err(NttError::DomainTooLarge {
+            log_size: 29,
+            max_log_size: 28
+        })
+    ));
+    assert!(matches!(
+        Domain::for_len((1 << 28) + 1),
+        Err(NttError::DomainTooLarge { log_size: 29, .. })
+    ));
+    assert!(matches!(
+        Domain::for_len(usize::MAX),
+        Err(NttError::DomainTooLarge { .. })
+    ));
     assert_eq!(Domain::for_len(0).unwrap().size(), 1);
     assert_eq!(Domain::for_len(1).unwrap().size(), 1);
     assert_eq!(Domain::for_len(33).unwrap().log_size(), 6);
@@ -298,7 +382,10 @@ fn errors_are_typed() {
 
     let d = Domain::new(4).unwrap();
     let mut short = vec![Fr::ONE; 15];
-    let want = Err(NttError::LengthMismatch { expected: 16, got: 15 });
+    let want = Err(NttError::LengthMismatch {
+        expected: 16,
+        got: 15,
+    });
     assert_eq!(d.fft(&mut short), want);
     assert_eq!(d.ifft(&mut short), want);
     assert_eq!(d.coset_fft(&mut short), want);
@@ -309,14 +396,33 @@ fn errors_are_typed() {
     assert_eq!(short, vec![Fr::ONE; 15], "input untouched on error");
 
     let v = |n| vec![Fr::ONE; n];
-    assert_eq!(h_step(v(3), v(4), v(3)), Err(NttError::UnequalLengths { a: 3, b: 4, c: 3 }));
-    assert_eq!(h_step(v(3), v(3), v(2)), Err(NttError::UnequalLengths { a: 3, b: 3, c: 2 }));
+    assert_eq!(
+        h_step(v(3), v(4), v(3)),
+        Err(NttError::UnequalLengths { a: 3, b: 4, c: 3 })
+    );
+    assert_eq!(
+        h_step(v(3), v(3), v(2)),
+        Err(NttError::UnequalLengths { a: 3, b: 3, c: 2 })
+    );
     // Lengths 9..=16 belong to the 2^4 domain, nothing else does.
-    assert_eq!(d.h_step(v(8), v(8), v(8)), Err(NttError::WrongDomain { len: 8, size: 16 }));
-    assert_eq!(d.h_step(v(17), v(17), v(17)), Err(NttError::WrongDomain { len: 17, size: 16 }));
+    assert_eq!(
+        d.h_step(v(8), v(8), v(8)),
+        Err(NttError::WrongDomain { len: 8, size: 16 })
+    );
+    assert_eq!(
+        d.h_step(v(17), v(17), v(17)),
+        Err(NttError::WrongDomain { len: 17, size: 16 })
+    );
     assert_eq!(d.h_step(v(9), v(9), v(9)).unwrap().len(), 15);
     assert!(matches!(
-        Domain::with_tuning(4, Tuning { leaf_log: 2, split_log: 0, group_log: 2 }),
+        Domain::with_tuning(
+            4,
+            Tuning {
+                leaf_log: 2,
+                split_log: 0,
+                group_log: 2
+            }
+        ),
         Err(NttError::InvalidTuning(_))
     ));
 }
@@ -334,7 +440,13 @@ fn domain_constants() {
         assert_eq!(d.size_inv() * Fr::from(n), Fr::ONE);
     }
     assert_eq!(coset_generator(), Fr::from(7u64));
-    assert_eq!(Domain::new(32 - 0).err(), Some(NttError::DomainTooLarge { log_size: 32, max_log_size: 28 }));
+    assert_eq!(
+        Domain::new(32).err(),
+        Some(NttError::DomainTooLarge {
+            log_size: 32,
+            max_log_size: 28
+        })
+    );
     assert_eq!(cuzk_ntt::root_of_unity(32).unwrap(), Fr::ROOT_OF_UNITY);
 }
 

@@ -25,6 +25,9 @@ pub fn bit_reverse_permute<T: Copy + Send + Sync>(v: &mut [T]) -> Result<(), Ntt
     Ok(())
 }
 
+/// The runs of tile `m` and of tile `bitrev(m)` (empty when they coincide).
+type TilePair<'a, T> = (Vec<&'a mut [T]>, Vec<&'a mut [T]>);
+
 pub(crate) fn permute<T: Copy + Send + Sync>(v: &mut [T], log_n: u32) {
     if log_n <= 2 * TILE_LOG + 2 {
         // Up to 1024 elements: everything is in L1/L2, plain swaps are fine.
@@ -42,8 +45,7 @@ pub(crate) fn permute<T: Copy + Send + Sync>(v: &mut [T], log_n: u32) {
     // Element (hi, m, lo) moves to (bitrev(lo), bitrev(m), bitrev(hi)): tile
     // `m` (16 runs of 16) and tile `bitrev(m)` swap with a transpose. Each
     // task owns both tiles of a pair; the runs are disjoint `&mut` borrows.
-    let mut groups: Vec<(Vec<&mut [T]>, Vec<&mut [T]>)> =
-        (0..nmid).map(|_| (Vec::new(), Vec::new())).collect();
+    let mut groups: Vec<TilePair<'_, T>> = (0..nmid).map(|_| (Vec::new(), Vec::new())).collect();
     for (idx, run) in v.chunks_mut(t).enumerate() {
         let m = idx & (nmid - 1);
         let rm = bitrev(m, mid_bits);
@@ -105,7 +107,10 @@ mod tests {
     #[test]
     fn rejects_other_lengths() {
         let mut v = vec![0u8; 12];
-        assert_eq!(bit_reverse_permute(&mut v), Err(NttError::NotPowerOfTwo(12)));
+        assert_eq!(
+            bit_reverse_permute(&mut v),
+            Err(NttError::NotPowerOfTwo(12))
+        );
         let mut e: Vec<u8> = vec![];
         assert_eq!(bit_reverse_permute(&mut e), Ok(()));
     }

@@ -23,6 +23,7 @@
 //! recursion level (two for 2^20 with the default tuning) instead of one per
 //! butterfly level. Columns groups and rows are processed in parallel (rayon).
 
+use super::blst_ops::{ct, gs};
 use cuzk_field::Fr;
 use ff::Field;
 use rayon::prelude::*;
@@ -68,9 +69,7 @@ pub(crate) fn dif_leaf(v: &mut [Fr], tw: &[Fr], first_one: bool) {
                 hi[0] = a - hi[0];
             }
             for x in start..h {
-                let a = lo[x];
-                lo[x] += &hi[x];
-                hi[x] = (a - hi[x]) * t[x];
+                (lo[x], hi[x]) = gs(lo[x], hi[x], &t[x]);
             }
         }
         h /= 2;
@@ -92,9 +91,7 @@ pub(crate) fn dit_leaf(v: &mut [Fr], tw: &[Fr], first_one: bool) {
                 lo[0] += &m;
             }
             for x in start..h {
-                let m = hi[x] * t[x];
-                hi[x] = lo[x] - m;
-                lo[x] += &m;
+                (lo[x], hi[x]) = ct(lo[x], hi[x], &t[x]);
             }
         }
         h *= 2;
@@ -114,18 +111,14 @@ fn dif_rows(top: &mut [Fr], bot: &mut [Fr], tw: &[Fr], h: usize, x0: usize, inve
     }
     if inverse {
         // ω_{2h}^{-x} = −ω_{2h}^{h−x} = −tw[2h − x] for 0 < x < h, so
-        // (a − b)·ω^{-x} = (b − a)·tw[2h − x].
+        // (a − b)·ω^{-x} = (b − a)·tw[2h − x]: a GS butterfly on (b, a).
         for j in start..w {
-            let a = top[j];
-            top[j] += &bot[j];
-            bot[j] = (bot[j] - a) * tw[2 * h - x0 - j];
+            (top[j], bot[j]) = gs(bot[j], top[j], &tw[2 * h - x0 - j]);
         }
     } else {
         let t = &tw[h + x0..h + x0 + w];
         for j in start..w {
-            let a = top[j];
-            top[j] += &bot[j];
-            bot[j] = (a - bot[j]) * t[j];
+            (top[j], bot[j]) = gs(top[j], bot[j], &t[j]);
         }
     }
 }
@@ -141,18 +134,14 @@ fn dit_rows(top: &mut [Fr], bot: &mut [Fr], tw: &[Fr], h: usize, x0: usize, inve
         start = 1;
     }
     if inverse {
-        // m = tw[2h − x]·b = −ω^{-x}·b, so the outputs swap roles.
+        // tw[2h − x] = −ω^{-x}, so the two outputs swap roles.
         for j in start..w {
-            let m = bot[j] * tw[2 * h - x0 - j];
-            bot[j] = top[j] + m;
-            top[j] -= &m;
+            (bot[j], top[j]) = ct(top[j], bot[j], &tw[2 * h - x0 - j]);
         }
     } else {
         let t = &tw[h + x0..h + x0 + w];
         for j in start..w {
-            let m = bot[j] * t[j];
-            bot[j] = top[j] - m;
-            top[j] += &m;
+            (top[j], bot[j]) = ct(top[j], bot[j], &t[j]);
         }
     }
 }
@@ -174,10 +163,9 @@ fn column_pass(data: &mut [Fr], log_rows: u32, w: usize, tw: &[Fr], inverse: boo
             groups[g].push(piece);
         }
     }
-    groups
-        .into_par_iter()
-        .enumerate()
-        .for_each_init(Vec::new, |buf: &mut Vec<Fr>, (g, mut pieces)| {
+    groups.into_par_iter().enumerate().for_each_init(
+        Vec::new,
+        |buf: &mut Vec<Fr>, (g, mut pieces)| {
             buf.clear();
             for p in pieces.iter() {
                 buf.extend_from_slice(p);
@@ -187,7 +175,11 @@ fn column_pass(data: &mut [Fr], log_rows: u32, w: usize, tw: &[Fr], inverse: boo
                 let h = hr * cols;
                 for blk in buf.chunks_exact_mut(2 * hr * w) {
                     let (top, bot) = blk.split_at_mut(hr * w);
-                    for (r, (t, b)) in top.chunks_exact_mut(w).zip(bot.chunks_exact_mut(w)).enumerate() {
+                    for (r, (t, b)) in top
+                        .chunks_exact_mut(w)
+                        .zip(bot.chunks_exact_mut(w))
+                        .enumerate()
+                    {
                         let x0 = r * cols + c0;
                         if dit {
                             dit_rows(t, b, tw, h, x0, inverse);
@@ -213,7 +205,8 @@ fn column_pass(data: &mut [Fr], log_rows: u32, w: usize, tw: &[Fr], inverse: boo
             for (p, src) in pieces.iter_mut().zip(buf.chunks_exact(w)) {
                 p.copy_from_slice(src);
             }
-        });
+        },
+    );
 }
 
 /// Runs `plan` on `data`, a (sub-)transform whose first element sits at
