@@ -30,7 +30,10 @@ impl CircuitArgs {
         match self.circuit.as_str() {
             "bench" => {
                 if !(10..=27).contains(&self.log_size) {
-                    bail!("--log-size must be between 10 and 27, got {}", self.log_size);
+                    bail!(
+                        "--log-size must be between 10 and 27, got {}",
+                        self.log_size
+                    );
                 }
             }
             "tiny" => {}
@@ -51,7 +54,9 @@ impl CircuitArgs {
     pub fn build(&self, seed: u64) -> Result<Builtin> {
         self.validate()?;
         Ok(match self.circuit.as_str() {
-            "bench" => Builtin::Bench(BenchCircuit::new(self.log_size, seed).map_err(|e| anyhow::anyhow!("{e}"))?),
+            "bench" => Builtin::Bench(
+                BenchCircuit::new(self.log_size, seed).map_err(|e| anyhow::anyhow!("{e}"))?,
+            ),
             _ => {
                 use rand::SeedableRng;
                 let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
@@ -71,7 +76,10 @@ pub fn param_cache(dir: Option<PathBuf>) -> Result<PathBuf> {
         Some(d) => d,
         None => match std::env::var_os("CUZK_PARAM_CACHE") {
             Some(d) => PathBuf::from(d),
-            None => dirs::cache_dir().context("no cache directory on this system; pass --param-cache")?.join("cuzk").join("params"),
+            None => dirs::cache_dir()
+                .context("no cache directory on this system; pass --param-cache")?
+                .join("cuzk")
+                .join("params"),
         },
     };
     std::fs::create_dir_all(&d).with_context(|| format!("cannot create {}", d.display()))?;

@@ -13,7 +13,11 @@ use clap::{Parser, Subcommand};
 use std::process::ExitCode;
 
 #[derive(Parser, Debug)]
-#[command(name = "cuzk", version, about = "Fast Groth16 proofs over BLS12-381 (bellperson/Filecoin compatible)")]
+#[command(
+    name = "cuzk",
+    version,
+    about = "Fast Groth16 proofs over BLS12-381 (bellperson/Filecoin compatible)"
+)]
 struct Cli {
     /// Machine-readable JSON on stdout instead of the human summary.
     #[arg(long, global = true)]
@@ -50,7 +54,10 @@ fn main() -> ExitCode {
             .map(|s| s.to_string())
             .or_else(|| info.payload().downcast_ref::<String>().cloned())
             .unwrap_or_else(|| "unknown".into());
-        let at = info.location().map(|l| format!(" at {}:{}", l.file(), l.line())).unwrap_or_default();
+        let at = info
+            .location()
+            .map(|l| format!(" at {}:{}", l.file(), l.line()))
+            .unwrap_or_default();
         eprintln!("error: internal error (please report): {msg}{at}");
     }));
     let cli = match Cli::try_parse() {
@@ -61,7 +68,10 @@ fn main() -> ExitCode {
             return ExitCode::from(code);
         }
     };
-    let ctx = output::Ctx { json: cli.json, quiet: cli.quiet || cli.json };
+    let ctx = output::Ctx {
+        json: cli.json,
+        quiet: cli.quiet || cli.json,
+    };
     let res = std::panic::catch_unwind(|| match cli.cmd {
         Cmd::Demo(a) => cmd::demo::run(&ctx, a),
         Cmd::Setup(a) => cmd::setup::run(&ctx, a),

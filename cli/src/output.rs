@@ -67,7 +67,10 @@ pub fn secs(d: Duration) -> f64 {
 /// Stage timings as a JSON object and as aligned text lines.
 pub fn timings_json(t: &cuzk_groth16::Timings) -> serde_json::Value {
     serde_json::Value::Object(
-        t.stages().iter().map(|(s, d)| (s.to_string(), serde_json::json!(secs(*d)))).collect(),
+        t.stages()
+            .iter()
+            .map(|(s, d)| (s.to_string(), serde_json::json!(secs(*d))))
+            .collect(),
     )
 }
 
@@ -76,6 +79,10 @@ pub fn timings_text(t: &cuzk_groth16::Timings) -> String {
     for (name, d) in t.stages() {
         s.push_str(&format!("  {name:<12} {:>9.3} s\n", d.as_secs_f64()));
     }
-    s.push_str(&format!("  {:<12} {:>9.3} s", "total", t.total().as_secs_f64()));
+    s.push_str(&format!(
+        "  {:<12} {:>9.3} s",
+        "total",
+        t.total().as_secs_f64()
+    ));
     s
 }

@@ -62,7 +62,10 @@ pub enum Error {
     /// No nvcc anywhere we looked; `searched` lists the places.
     NotFound { searched: Vec<String> },
     /// nvcc was found but `cudart_static` was not beside it.
-    NoCudart { nvcc: PathBuf, searched: Vec<PathBuf> },
+    NoCudart {
+        nvcc: PathBuf,
+        searched: Vec<PathBuf>,
+    },
     /// Running a tool failed.
     Tool { what: String, detail: String },
 }
@@ -199,10 +202,13 @@ impl Cuda {
                 nvcc: nvcc.clone(),
                 searched: lib_candidates.clone(),
             })?;
-        let include_dir = [root.join("include"), root.join("targets/x86_64-linux/include")]
-            .into_iter()
-            .find(|d| d.join("cuda_runtime.h").is_file())
-            .unwrap_or_else(|| root.join("include"));
+        let include_dir = [
+            root.join("include"),
+            root.join("targets/x86_64-linux/include"),
+        ]
+        .into_iter()
+        .find(|d| d.join("cuda_runtime.h").is_file())
+        .unwrap_or_else(|| root.join("include"));
         let archs = match env::var("CUZK_CUDA_ARCHS") {
             Ok(s) if !s.trim().is_empty() => s
                 .split(',')
@@ -219,6 +225,14 @@ impl Cuda {
             archs,
             werror: env::var_os("CI").is_some_and(|v| !v.is_empty() && v != "false" && v != "0"),
         })
+    }
+
+    /// The same toolkit compiling SASS for `archs` only (PTX stays
+    /// compute_90). For code that only the H200 runs, such as test kernels:
+    /// each SASS target costs a full ptxas pass.
+    pub fn with_archs(mut self, archs: &[u32]) -> Cuda {
+        self.archs = archs.to_vec();
+        self
     }
 
     /// Path of the nvcc binary.
@@ -367,7 +381,14 @@ impl Cuda {
     /// Emits the link lines for the static CUDA runtime. `-bundle` keeps the
     /// archive out of our rlib so several GPU crates can each ask for it and
     /// the final link still sees one copy.
+    /// Emitted once per build script however often it is called: rustc
+    /// rejects the same library named twice with link modifiers.
     pub fn emit_cudart_link(&self) {
+        static ONCE: std::sync::Once = std::sync::Once::new();
+        ONCE.call_once(|| self.emit_cudart_link_now());
+    }
+
+    fn emit_cudart_link_now(&self) {
         println!("cargo:rustc-link-search=native={}", self.lib_dir.display());
         println!("cargo:rustc-link-lib=static:-bundle=cudart_static");
         for l in ["dl", "rt", "pthread", "stdc++"] {

@@ -26,12 +26,18 @@ impl Bitmap {
 
     /// `len` bits, all zero.
     pub fn zeros(len: usize) -> Self {
-        Self { words: vec![0; len.div_ceil(64)], len }
+        Self {
+            words: vec![0; len.div_ceil(64)],
+            len,
+        }
     }
 
     /// `len` bits, all one.
     pub fn ones(len: usize) -> Self {
-        let mut b = Self { words: vec![u64::MAX; len.div_ceil(64)], len };
+        let mut b = Self {
+            words: vec![u64::MAX; len.div_ceil(64)],
+            len,
+        };
         b.clear_tail();
         b
     }
@@ -150,7 +156,10 @@ impl Bitmap {
     /// among the compacted, density-filtered bases).
     pub fn rank(&self, i: usize) -> usize {
         assert!(i <= self.len);
-        let full: usize = self.words[..i / 64].iter().map(|w| w.count_ones() as usize).sum();
+        let full: usize = self.words[..i / 64]
+            .iter()
+            .map(|w| w.count_ones() as usize)
+            .sum();
         let r = i % 64;
         if r == 0 {
             full

@@ -10,7 +10,11 @@ use rand_chacha::ChaCha8Rng;
 
 fn config() -> ProptestConfig {
     // Fixed seed: failures reproduce; 64 cases per law keeps the suite fast.
-    ProptestConfig { cases: 64, rng_seed: proptest::test_runner::RngSeed::Fixed(0x5eed_c0de), ..ProptestConfig::default() }
+    ProptestConfig {
+        cases: 64,
+        rng_seed: proptest::test_runner::RngSeed::Fixed(0x5eed_c0de),
+        ..ProptestConfig::default()
+    }
 }
 
 /// Elements drawn from a seed, with the edge values 0, 1 and −1 mixed in.

@@ -1,6 +1,9 @@
 // field_kernels.cu: the field/curve templates on the device, for the
 // differential tests (cuzk_fk_field / cuzk_fk_curve) and the multiplication
-// throughput benchmark (cuzk_fk_bench). See cuzk_field_kernels.h.
+// throughput benchmark (cuzk_fk_bench, in field_bench.cu). See cuzk_field_kernels.h.
+// Multiplication is a call here (CUZK_NOINLINE_MUL): correctness, not
+// speed, is tested, and fully inlined G2 formulas take ptxas many minutes.
+#define CUZK_NOINLINE_MUL 1
 #include "cuzk_error.cuh"
 #include "field_ops.cuh"
 
@@ -27,24 +30,6 @@ __global__ void curve_kernel(int32_t op, const affine_t<F> *a, const affine_t<F>
     xyzz_t<F> r;
     ft::curve_op(op, a[i], b[i], la[i], lb[i], r);
     out[i] = r;
-}
-
-// One dependent chain per thread; enough threads (≥ 8 warps per SM
-// scheduler) hide the multiplier latency, so n·iters / time is throughput.
-template <class F, bool SQR>
-__global__ void bench_kernel(F *data, size_t n, int32_t iters) {
-    size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
-    if (i >= n) return;
-    F x = data[i];
-    const F y = data[(i + 1) % n];
-#pragma unroll 1
-    for (int32_t k = 0; k < iters; k++) {
-        if (SQR)
-            x = x.sqr();
-        else
-            x = x * y;
-    }
-    data[i] = x;
 }
 
 inline unsigned blocks_for(size_t n) { return (unsigned)((n + kThreads - 1) / kThreads); }
@@ -94,31 +79,6 @@ cuzk_error cuzk_fk_curve(int32_t curve, int32_t op, const void *a, const void *b
             curve_kernel<fp2_t><<<blocks_for(n), kThreads, 0, s>>>(
                 op, static_cast<const g2_affine_t *>(a), static_cast<const g2_affine_t *>(b),
                 static_cast<const fp2_t *>(la), static_cast<const fp2_t *>(lb), static_cast<g2_xyzz_t *>(out), n);
-        }
-        return cuzk::after_launch();
-    });
-}
-
-cuzk_error cuzk_fk_bench(int32_t field, int32_t op, void *data, size_t n, int32_t iters, cuzk_stream stream) {
-    return guard([&] {
-        if ((field != CUZK_FT_FR && field != CUZK_FT_FP) || (op != CUZK_FT_MUL && op != CUZK_FT_SQR))
-            return invalid("bench supports Fr/Fp MUL/SQR");
-        if (n == 0 || iters < 0) return ok();
-        if (!data) return invalid("null pointer");
-        cudaStream_t s = static_cast<cudaStream_t>(stream);
-        bool sqr = op == CUZK_FT_SQR;
-        if (field == CUZK_FT_FR) {
-            fr_t *d = static_cast<fr_t *>(data);
-            if (sqr)
-                bench_kernel<fr_t, true><<<blocks_for(n), kThreads, 0, s>>>(d, n, iters);
-            else
-                bench_kernel<fr_t, false><<<blocks_for(n), kThreads, 0, s>>>(d, n, iters);
-        } else {
-            fp_t *d = static_cast<fp_t *>(data);
-            if (sqr)
-                bench_kernel<fp_t, true><<<blocks_for(n), kThreads, 0, s>>>(d, n, iters);
-            else
-                bench_kernel<fp_t, false><<<blocks_for(n), kThreads, 0, s>>>(d, n, iters);
         }
         return cuzk::after_launch();
     });

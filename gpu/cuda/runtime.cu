@@ -44,7 +44,9 @@ cuzk_error cuzk_device_props_get(int32_t device, cuzk_device_props *out) {
         std::memset(out, 0, sizeof(*out));
         cudaDeviceProp p;
         CUZK_TRY(cudaGetDeviceProperties(&p, device));
-        std::strncpy(out->name, p.name, sizeof(out->name) - 1);
+        static_assert(sizeof(out->name) == sizeof(p.name), "name buffer size");
+        std::memcpy(out->name, p.name, sizeof(out->name));
+        out->name[sizeof(out->name) - 1] = 0;
         out->major = p.major;
         out->minor = p.minor;
         out->sm_count = p.multiProcessorCount;

@@ -23,11 +23,16 @@ fn logs() -> Vec<u32> {
 
 fn bench(c: &mut Criterion) {
     let mut g = c.benchmark_group("prove");
-    g.sample_size(10).warm_up_time(Duration::from_millis(100)).measurement_time(Duration::from_secs(5));
+    g.sample_size(10)
+        .warm_up_time(Duration::from_millis(100))
+        .measurement_time(Duration::from_secs(5));
     for k in logs() {
-        let params =
-            cuzk_groth16::generate_parameters(BenchCircuit::new(k, 0).unwrap(), &ToxicWaste::from_seed(1), None)
-                .unwrap();
+        let params = cuzk_groth16::generate_parameters(
+            BenchCircuit::new(k, 0).unwrap(),
+            &ToxicWaste::from_seed(1),
+            None,
+        )
+        .unwrap();
         let mut bytes = Vec::new();
         params.write(&mut bytes).unwrap();
         let bp_params = bp::Parameters::<Bls12>::read(&bytes[..], false).unwrap();
@@ -36,10 +41,22 @@ fn bench(c: &mut Criterion) {
         // Our self-check is off: bellperson does not verify its proofs either.
         let opts = ProveOptions { self_check: false };
         g.bench_with_input(BenchmarkId::new("cuzk", k), &k, |b, &k| {
-            b.iter(|| prove(&params, BenchCircuit::new(k, 7).unwrap(), &CpuBackend, &mut rng, opts).unwrap())
+            b.iter(|| {
+                prove(
+                    &params,
+                    BenchCircuit::new(k, 7).unwrap(),
+                    &CpuBackend,
+                    &mut rng,
+                    opts,
+                )
+                .unwrap()
+            })
         });
         g.bench_with_input(BenchmarkId::new("bellperson", k), &k, |b, &k| {
-            b.iter(|| bp::create_random_proof(BenchCircuit::new(k, 7).unwrap(), &bp_params, &mut rng).unwrap())
+            b.iter(|| {
+                bp::create_random_proof(BenchCircuit::new(k, 7).unwrap(), &bp_params, &mut rng)
+                    .unwrap()
+            })
         });
     }
     g.finish();

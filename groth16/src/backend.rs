@@ -34,7 +34,12 @@ pub trait Backend: Send + Sync + std::fmt::Debug {
 
     /// Computes the MSM results for one partition. Consumes the assignment so
     /// its large vectors can be reused in place (the H step overwrites a).
-    fn evaluate(&self, params: &Parameters, pa: ProvingAssignment, timings: &mut Timings) -> Result<ProofParts>;
+    fn evaluate(
+        &self,
+        params: &Parameters,
+        pa: ProvingAssignment,
+        timings: &mut Timings,
+    ) -> Result<ProofParts>;
 }
 
 /// Checks that a synthesized partition fits the parameters; every size the
@@ -66,11 +71,17 @@ pub fn check_shape(params: &Parameters, pa: &ProvingAssignment) -> Result<()> {
     }
     let a_needed = pa.input_assignment.len() + pa.a_aux_density.count_ones();
     if a_needed != params.a.len() {
-        return err(format!("A query: circuit needs {a_needed} points, parameters have {}", params.a.len()));
+        return err(format!(
+            "A query: circuit needs {a_needed} points, parameters have {}",
+            params.a.len()
+        ));
     }
     let b_needed = pa.b_input_density.count_ones() + pa.b_aux_density.count_ones();
     if b_needed != params.b_g1.len() {
-        return err(format!("B query: circuit needs {b_needed} points, parameters have {}", params.b_g1.len()));
+        return err(format!(
+            "B query: circuit needs {b_needed} points, parameters have {}",
+            params.b_g1.len()
+        ));
     }
     Ok(())
 }
@@ -84,7 +95,12 @@ impl Backend for CpuBackend {
         "cpu".into()
     }
 
-    fn evaluate(&self, params: &Parameters, pa: ProvingAssignment, timings: &mut Timings) -> Result<ProofParts> {
+    fn evaluate(
+        &self,
+        params: &Parameters,
+        pa: ProvingAssignment,
+        timings: &mut Timings,
+    ) -> Result<ProofParts> {
         use cuzk_msm as msm;
         check_shape(params, &pa)?;
         let ProvingAssignment {
@@ -102,11 +118,17 @@ impl Backend for CpuBackend {
 
         let ntt = |e: cuzk_ntt::NttError| Groth16Error::Ntt(e.to_string());
         let domain = cached_domain(a.len()).map_err(ntt)?;
-        let h_coeffs = timings.time("ntt_h", || domain.h_step(a, b, c)).map_err(ntt)?;
-        let h = timings.time("msm_h", || msm::msm(&params.h, &h_coeffs)).map_err(ms)?;
+        let h_coeffs = timings
+            .time("ntt_h", || domain.h_step(a, b, c))
+            .map_err(ntt)?;
+        let h = timings
+            .time("msm_h", || msm::msm(&params.h, &h_coeffs))
+            .map_err(ms)?;
         drop(h_coeffs);
 
-        let l = timings.time("msm_l", || msm::msm_density(&params.l, &aux, None)).map_err(ms)?;
+        let l = timings
+            .time("msm_l", || msm::msm_density(&params.l, &aux, None))
+            .map_err(ms)?;
 
         let ni = inputs.len();
         let a_sum = timings
@@ -119,17 +141,27 @@ impl Backend for CpuBackend {
         let nbi = b_input_density.count_ones();
         let b_g1 = timings
             .time("msm_b_g1", || -> std::result::Result<_, msm::MsmError> {
-                Ok(msm::msm_density(&params.b_g1[..nbi], &inputs, Some(&b_input_density))?
-                    + msm::msm_density(&params.b_g1[nbi..], &aux, Some(&b_aux_density))?)
+                Ok(
+                    msm::msm_density(&params.b_g1[..nbi], &inputs, Some(&b_input_density))?
+                        + msm::msm_density(&params.b_g1[nbi..], &aux, Some(&b_aux_density))?,
+                )
             })
             .map_err(ms)?;
         let b_g2 = timings
             .time("msm_b_g2", || -> std::result::Result<_, msm::MsmError> {
-                Ok(msm::msm_density(&params.b_g2[..nbi], &inputs, Some(&b_input_density))?
-                    + msm::msm_density(&params.b_g2[nbi..], &aux, Some(&b_aux_density))?)
+                Ok(
+                    msm::msm_density(&params.b_g2[..nbi], &inputs, Some(&b_input_density))?
+                        + msm::msm_density(&params.b_g2[nbi..], &aux, Some(&b_aux_density))?,
+                )
             })
             .map_err(ms)?;
-        Ok(ProofParts { h, l, a: a_sum, b_g1, b_g2 })
+        Ok(ProofParts {
+            h,
+            l,
+            a: a_sum,
+            b_g1,
+            b_g2,
+        })
     }
 }
 
@@ -146,6 +178,9 @@ fn cached_domain(len: usize) -> std::result::Result<cuzk_ntt::Domain, cuzk_ntt::
         return Ok(d.clone());
     }
     let d = cuzk_ntt::Domain::for_len(len)?;
-    cache.lock().unwrap_or_else(|e| e.into_inner()).insert(m, d.clone());
+    cache
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .insert(m, d.clone());
     Ok(d)
 }

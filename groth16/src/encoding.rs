@@ -44,7 +44,12 @@ impl<'a> Reader<'a> {
     pub(crate) fn take(&mut self, n: usize, what: &'static str) -> Result<&'a [u8]> {
         let available = self.bytes.len() - self.pos;
         if n > available {
-            return Err(Groth16Error::Truncated { what, offset: self.pos, needed: n, available });
+            return Err(Groth16Error::Truncated {
+                what,
+                offset: self.pos,
+                needed: n,
+                available,
+            });
         }
         let s = &self.bytes[self.pos..self.pos + n];
         self.pos += n;
@@ -113,7 +118,11 @@ pub(crate) fn decode_point<P: Encoded>(
         },
     })?;
     if bool::from(p.is_identity()) {
-        return Err(Groth16Error::BadPoint { what, index, reason: "point at infinity" });
+        return Err(Groth16Error::BadPoint {
+            what,
+            index,
+            reason: "point at infinity",
+        });
     }
     Ok(p)
 }
@@ -126,12 +135,13 @@ pub(crate) fn read_section<P: Encoded>(
 ) -> Result<Vec<P>> {
     let n = r.u32_be(what)?;
     let bytes = r.take(
-        n.checked_mul(P::UNCOMPRESSED).ok_or(Groth16Error::Truncated {
-            what,
-            offset: r.pos,
-            needed: usize::MAX,
-            available: r.remaining(),
-        })?,
+        n.checked_mul(P::UNCOMPRESSED)
+            .ok_or(Groth16Error::Truncated {
+                what,
+                offset: r.pos,
+                needed: usize::MAX,
+                available: r.remaining(),
+            })?,
         what,
     )?;
     // Chunks of 1024 points amortise rayon's scheduling; each point costs

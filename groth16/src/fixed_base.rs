@@ -54,13 +54,19 @@ where
     }
 
     /// `scalarᵢ · base` for all i, in parallel, normalised to affine.
-    pub(crate) fn mul_many(&self, scalars: &[Fr], progress: &(dyn Fn(usize) + Sync)) -> Vec<G::AffineRepr> {
+    pub(crate) fn mul_many(
+        &self,
+        scalars: &[Fr],
+        progress: &(dyn Fn(usize) + Sync),
+    ) -> Vec<G::AffineRepr> {
         let mut out = vec![G::AffineRepr::identity(); scalars.len()];
-        out.par_chunks_mut(4096).zip(scalars.par_chunks(4096)).for_each(|(o, s)| {
-            let proj: Vec<G> = s.iter().map(|x| self.mul(x)).collect();
-            G::batch_normalize(&proj, o);
-            progress(s.len());
-        });
+        out.par_chunks_mut(4096)
+            .zip(scalars.par_chunks(4096))
+            .for_each(|(o, s)| {
+                let proj: Vec<G> = s.iter().map(|x| self.mul(x)).collect();
+                G::batch_normalize(&proj, o);
+                progress(s.len());
+            });
         out
     }
 }
@@ -80,7 +86,13 @@ mod tests {
         let t1 = FixedBase::new(g1);
         let t2 = FixedBase::new(g2);
         let mut scalars: Vec<Fr> = (0..50).map(|_| Fr::random(&mut rng)).collect();
-        scalars.extend([Fr::ZERO, Fr::ONE, -Fr::ONE, Fr::from(256u64), Fr::from(255u64)]);
+        scalars.extend([
+            Fr::ZERO,
+            Fr::ONE,
+            -Fr::ONE,
+            Fr::from(256u64),
+            Fr::from(255u64),
+        ]);
         let a1 = t1.mul_many(&scalars, &|_| {});
         let a2 = t2.mul_many(&scalars, &|_| {});
         for (i, s) in scalars.iter().enumerate() {

@@ -5,7 +5,9 @@
 //! the non-infinity points (inputs first, then aux in order), which line up
 //! with the density bitmaps synthesis produces.
 
-use crate::encoding::{read_section, write_section, CheckMode, Reader, G1_UNCOMPRESSED, G2_UNCOMPRESSED};
+use crate::encoding::{
+    read_section, write_section, CheckMode, Reader, G1_UNCOMPRESSED, G2_UNCOMPRESSED,
+};
 use crate::error::{Groth16Error, Result};
 use crate::vk::VerifyingKey;
 use cuzk_field::{G1Affine, G2Affine};
@@ -65,9 +67,19 @@ impl Parameters {
         let b_g1 = read_section::<G1Affine>(&mut r, mode, "B_G1 query")?;
         let b_g2 = read_section::<G2Affine>(&mut r, mode, "B_G2 query")?;
         if r.remaining() != 0 {
-            return Err(Groth16Error::TrailingBytes { what: "parameters", extra: r.remaining() });
+            return Err(Groth16Error::TrailingBytes {
+                what: "parameters",
+                extra: r.remaining(),
+            });
         }
-        let p = Self { vk, h, l, a, b_g1, b_g2 };
+        let p = Self {
+            vk,
+            h,
+            l,
+            a,
+            b_g1,
+            b_g2,
+        };
         p.check_consistency()?;
         Ok(p)
     }
@@ -105,7 +117,10 @@ impl Parameters {
             r.take(counts[i] * size, what)?;
         }
         if r.remaining() != 0 {
-            return Err(Groth16Error::TrailingBytes { what: "parameters", extra: r.remaining() });
+            return Err(Groth16Error::TrailingBytes {
+                what: "parameters",
+                extra: r.remaining(),
+            });
         }
         Ok(ParamsInfo {
             ic: counts[0],
@@ -149,14 +164,19 @@ impl Parameters {
     /// an interrupted write never leaves a truncated `.params` behind.
     pub fn save(&self, path: &Path) -> Result<()> {
         let tmp = path.with_extension("params.tmp");
-        let io = |source| Groth16Error::File { path: tmp.clone(), source };
+        let io = |source| Groth16Error::File {
+            path: tmp.clone(),
+            source,
+        };
         let f = std::fs::File::create(&tmp).map_err(io)?;
         let mut w = std::io::BufWriter::with_capacity(1 << 20, f);
         self.write(&mut w)?;
         let f = w.into_inner().map_err(|e| io(e.into_error()))?;
         f.sync_all().map_err(io)?;
-        std::fs::rename(&tmp, path)
-            .map_err(|source| Groth16Error::File { path: path.to_owned(), source })
+        std::fs::rename(&tmp, path).map_err(|source| Groth16Error::File {
+            path: path.to_owned(),
+            source,
+        })
     }
 
     /// Number of public inputs (without ONE).
@@ -171,15 +191,22 @@ impl Parameters {
 }
 
 fn map_file(path: &Path) -> Result<memmap2::Mmap> {
-    let f = std::fs::File::open(path)
-        .map_err(|source| Groth16Error::File { path: path.to_owned(), source })?;
-    crate::mmap::map_readonly(&f)
-        .map_err(|source| Groth16Error::File { path: path.to_owned(), source })
+    let f = std::fs::File::open(path).map_err(|source| Groth16Error::File {
+        path: path.to_owned(),
+        source,
+    })?;
+    crate::mmap::map_readonly(&f).map_err(|source| Groth16Error::File {
+        path: path.to_owned(),
+        source,
+    })
 }
 
 pub(crate) fn with_path(e: Groth16Error, path: &Path) -> Groth16Error {
     match e {
         Groth16Error::File { .. } | Groth16Error::InFile { .. } => e,
-        other => Groth16Error::InFile { path: path.to_owned(), source: Box::new(other) },
+        other => Groth16Error::InFile {
+            path: path.to_owned(),
+            source: Box::new(other),
+        },
     }
 }

@@ -39,13 +39,20 @@ impl Proof {
             )));
         }
         let bad = |what: &str| Groth16Error::MalformedProof(format!("{what} is not a valid point"));
-        let a: Option<G1Affine> =
-            Option::from(G1Affine::from_compressed(bytes[..48].try_into().expect("48 bytes")));
-        let b: Option<G2Affine> =
-            Option::from(G2Affine::from_compressed(bytes[48..144].try_into().expect("96 bytes")));
-        let c: Option<G1Affine> =
-            Option::from(G1Affine::from_compressed(bytes[144..].try_into().expect("48 bytes")));
-        Ok(Self { a: a.ok_or_else(|| bad("A"))?, b: b.ok_or_else(|| bad("B"))?, c: c.ok_or_else(|| bad("C"))? })
+        let a: Option<G1Affine> = Option::from(G1Affine::from_compressed(
+            bytes[..48].try_into().expect("48 bytes"),
+        ));
+        let b: Option<G2Affine> = Option::from(G2Affine::from_compressed(
+            bytes[48..144].try_into().expect("96 bytes"),
+        ));
+        let c: Option<G1Affine> = Option::from(G1Affine::from_compressed(
+            bytes[144..].try_into().expect("48 bytes"),
+        ));
+        Ok(Self {
+            a: a.ok_or_else(|| bad("A"))?,
+            b: b.ok_or_else(|| bad("B"))?,
+            c: c.ok_or_else(|| bad("C"))?,
+        })
     }
 
     /// Concatenated proofs (e.g. the partitions of a PoRep) as bytes.
@@ -65,7 +72,8 @@ impl Proof {
             .par_chunks(PROOF_BYTES)
             .enumerate()
             .map(|(i, c)| {
-                Proof::from_bytes(c).map_err(|e| Groth16Error::MalformedProof(format!("proof #{i}: {e}")))
+                Proof::from_bytes(c)
+                    .map_err(|e| Groth16Error::MalformedProof(format!("proof #{i}: {e}")))
             })
             .collect()
     }

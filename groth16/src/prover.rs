@@ -47,7 +47,9 @@ impl Default for ProveOptions {
 pub fn assemble(params: &Parameters, parts: &ProofParts, r: Fr, s: Fr) -> Result<Proof> {
     let vk = &params.vk;
     if bool::from(vk.delta_g1.is_identity()) || bool::from(vk.delta_g2.is_identity()) {
-        return Err(Groth16Error::Mismatch("delta is the point at infinity".into()));
+        return Err(Groth16Error::Mismatch(
+            "delta is the point at infinity".into(),
+        ));
     }
     let delta_g1 = G1Projective::from(vk.delta_g1);
     let g_a = delta_g1 * r + vk.alpha_g1 + parts.a;
@@ -59,7 +61,11 @@ pub fn assemble(params: &Parameters, parts: &ProofParts, r: Fr, s: Fr) -> Result
         + parts.b_g1 * r
         + parts.h
         + parts.l;
-    Ok(Proof { a: g_a.to_affine(), b: g_b.to_affine(), c: g_c.to_affine() })
+    Ok(Proof {
+        a: g_a.to_affine(),
+        b: g_b.to_affine(),
+        c: g_c.to_affine(),
+    })
 }
 
 /// Proves one synthesized partition with given r, s (tests pin them; real
@@ -79,10 +85,16 @@ pub fn prove_assignment(
     if let Some(pvk) = pvk {
         let ok = timings.time("verify", || verify_proof(pvk, &proof, &inputs))?;
         if !ok {
-            return Err(Groth16Error::SelfCheck { backend: backend.name() });
+            return Err(Groth16Error::SelfCheck {
+                backend: backend.name(),
+            });
         }
     }
-    Ok(ProofOutput { proof, inputs, timings })
+    Ok(ProofOutput {
+        proof,
+        inputs,
+        timings,
+    })
 }
 
 /// Synthesizes and proves one circuit. r and s come from `rng`, which must be
@@ -116,7 +128,9 @@ pub fn prove_batch<C: Circuit<Fr> + Send>(
         num_aux: params.l.len(),
         num_constraints: params.domain_size(),
     };
-    let assignments = synth_t.time("synthesis", || cuzk_synth::synthesize_many_with_hint(circuits, hint))?;
+    let assignments = synth_t.time("synthesis", || {
+        cuzk_synth::synthesize_many_with_hint(circuits, hint)
+    })?;
     let pvk = opts.self_check.then(|| params.vk.prepare());
     let per = synth_t.stages()[0].1 / assignments.len().max(1) as u32;
     assignments

@@ -55,7 +55,13 @@ impl ToxicWaste {
                 return x;
             }
         };
-        Self { tau: nz(), alpha: nz(), beta: nz(), gamma: nz(), delta: nz() }
+        Self {
+            tau: nz(),
+            alpha: nz(),
+            beta: nz(),
+            gamma: nz(),
+            delta: nz(),
+        }
     }
 }
 
@@ -75,7 +81,10 @@ pub fn generate_parameters<C: Circuit<Fr>>(
 /// Evaluates every column of one matrix at τ: `Σ coeff·Lₖ(τ)`.
 fn eval_columns(cols: &[Vec<(Fr, usize)>], lagrange: &[Fr]) -> Vec<Fr> {
     cols.par_iter()
-        .map(|col| col.iter().fold(Fr::ZERO, |acc, (coeff, k)| acc + *coeff * lagrange[*k]))
+        .map(|col| {
+            col.iter()
+                .fold(Fr::ZERO, |acc, (coeff, k)| acc + *coeff * lagrange[*k])
+        })
         .collect()
 }
 
@@ -90,35 +99,65 @@ pub fn parameters_from_shape(
     let n = shape.num_constraints;
     let log_m = n.max(1).next_power_of_two().trailing_zeros();
     if log_m > Fr::S {
-        return Err(Groth16Error::Mismatch(format!("{n} constraints exceed the field's 2-adicity")));
+        return Err(Groth16Error::Mismatch(format!(
+            "{n} constraints exceed the field's 2-adicity"
+        )));
     }
     let m = 1usize << log_m;
     let mut omega = Fr::ROOT_OF_UNITY;
     for _ in log_m..Fr::S {
         omega = omega.square();
     }
-    let ToxicWaste { tau, alpha, beta, gamma, delta } = *toxic;
+    let ToxicWaste {
+        tau,
+        alpha,
+        beta,
+        gamma,
+        delta,
+    } = *toxic;
     let z_tau = tau.pow_vartime([m as u64]) - Fr::ONE;
     let (gamma_inv, delta_inv) = (gamma.invert(), delta.invert());
-    let (gamma_inv, delta_inv) = match (Option::<Fr>::from(gamma_inv), Option::<Fr>::from(delta_inv)) {
-        (Some(g), Some(d)) => (g, d),
-        _ => return Err(Groth16Error::Mismatch("gamma and delta must be non-zero".into())),
-    };
+    let (gamma_inv, delta_inv) =
+        match (Option::<Fr>::from(gamma_inv), Option::<Fr>::from(delta_inv)) {
+            (Some(g), Some(d)) => (g, d),
+            _ => {
+                return Err(Groth16Error::Mismatch(
+                    "gamma and delta must be non-zero".into(),
+                ))
+            }
+        };
 
     // Lagrange basis at tau.
     let omegas: Vec<Fr> = powers(omega, m);
     let mut denom: Vec<Fr> = omegas.par_iter().map(|w| tau - w).collect();
     if denom.par_iter().any(|d| bool::from(d.is_zero())) || bool::from(z_tau.is_zero()) {
-        return Err(Groth16Error::Mismatch("tau lies in the evaluation domain; pick another seed".into()));
+        return Err(Groth16Error::Mismatch(
+            "tau lies in the evaluation domain; pick another seed".into(),
+        ));
     }
     batch_inverse(&mut denom);
     let scale = z_tau * Fr::from(m as u64).invert().expect("m < r is invertible");
-    let lagrange: Vec<Fr> =
-        omegas.par_iter().zip(denom.par_iter()).map(|(w, d)| scale * w * d).collect();
+    let lagrange: Vec<Fr> = omegas
+        .par_iter()
+        .zip(denom.par_iter())
+        .map(|(w, d)| scale * w * d)
+        .collect();
 
-    let at: Vec<Fr> = [eval_columns(&shape.at_inputs, &lagrange), eval_columns(&shape.at_aux, &lagrange)].concat();
-    let bt: Vec<Fr> = [eval_columns(&shape.bt_inputs, &lagrange), eval_columns(&shape.bt_aux, &lagrange)].concat();
-    let ct: Vec<Fr> = [eval_columns(&shape.ct_inputs, &lagrange), eval_columns(&shape.ct_aux, &lagrange)].concat();
+    let at: Vec<Fr> = [
+        eval_columns(&shape.at_inputs, &lagrange),
+        eval_columns(&shape.at_aux, &lagrange),
+    ]
+    .concat();
+    let bt: Vec<Fr> = [
+        eval_columns(&shape.bt_inputs, &lagrange),
+        eval_columns(&shape.bt_aux, &lagrange),
+    ]
+    .concat();
+    let ct: Vec<Fr> = [
+        eval_columns(&shape.ct_inputs, &lagrange),
+        eval_columns(&shape.ct_aux, &lagrange),
+    ]
+    .concat();
     drop(lagrange);
     let ni = shape.num_inputs;
 
@@ -142,13 +181,23 @@ pub fn parameters_from_shape(
     let h = g1.mul_many(&h_scalars, &stage("H", h_scalars.len()));
     let ic = g1.mul_many(&lc[..ni], &stage("IC", ni));
     let l = g1.mul_many(&lc[ni..], &stage("L", lc.len() - ni));
-    let nonzero = |v: &[Fr]| -> Vec<Fr> { v.iter().copied().filter(|x| !bool::from(x.is_zero())).collect() };
+    let nonzero = |v: &[Fr]| -> Vec<Fr> {
+        v.iter()
+            .copied()
+            .filter(|x| !bool::from(x.is_zero()))
+            .collect()
+    };
     let (a_s, b_s) = (nonzero(&at), nonzero(&bt));
     let a = g1.mul_many(&a_s, &stage("A", a_s.len()));
     let b_g1 = g1.mul_many(&b_s, &stage("B_G1", b_s.len()));
     let b_g2 = g2.mul_many(&b_s, &stage("B_G2", b_s.len()));
 
-    if ic.iter().chain(&l).chain(&h).any(|p: &G1Affine| bool::from(p.is_identity())) {
+    if ic
+        .iter()
+        .chain(&l)
+        .chain(&h)
+        .any(|p: &G1Affine| bool::from(p.is_identity()))
+    {
         // bellperson refuses to read parameters holding the point at infinity
         // in IC, L or H; that happens when a variable appears in no constraint.
         return Err(Groth16Error::Mismatch(
@@ -165,7 +214,14 @@ pub fn parameters_from_shape(
         delta_g2: g2.mul(&delta).to_affine(),
         ic,
     };
-    Ok(Parameters { vk, h, l, a, b_g1, b_g2 })
+    Ok(Parameters {
+        vk,
+        h,
+        l,
+        a,
+        b_g1,
+        b_g2,
+    })
 }
 
 /// `[1, x, x², …]` of length n, computed in parallel blocks.
@@ -176,11 +232,13 @@ fn powers(x: Fr, n: usize) -> Vec<Fr> {
         .take(n.div_ceil(BLOCK))
         .collect();
     let mut out = vec![Fr::ZERO; n];
-    out.par_chunks_mut(BLOCK).zip(starts).for_each(|(chunk, mut acc)| {
-        for v in chunk {
-            *v = acc;
-            acc *= x;
-        }
-    });
+    out.par_chunks_mut(BLOCK)
+        .zip(starts)
+        .for_each(|(chunk, mut acc)| {
+            for v in chunk {
+                *v = acc;
+                acc *= x;
+            }
+        });
     out
 }

@@ -12,7 +12,10 @@ use rand_core::RngCore;
 
 fn input_accumulator(pvk: &PreparedVerifyingKey, inputs: &[Fr]) -> Result<G1Projective> {
     if inputs.len() + 1 != pvk.ic.len() {
-        return Err(Groth16Error::InputCount { expected: pvk.ic.len() - 1, got: inputs.len() });
+        return Err(Groth16Error::InputCount {
+            expected: pvk.ic.len() - 1,
+            got: inputs.len(),
+        });
     }
     let mut acc = G1Projective::from(pvk.ic[0]);
     for (x, base) in inputs.iter().zip(&pvk.ic[1..]) {

@@ -1,6 +1,8 @@
 //! Verifying keys: bellperson's `VerifyingKey` byte format and a prepared form.
 
-use crate::encoding::{decode_point, write_section, CheckMode, Reader, G1_UNCOMPRESSED, G2_UNCOMPRESSED};
+use crate::encoding::{
+    decode_point, write_section, CheckMode, Reader, G1_UNCOMPRESSED, G2_UNCOMPRESSED,
+};
 use crate::error::{Groth16Error, Result};
 use cuzk_field::{Bls12, G1Affine, G2Affine, G2Prepared, Gt};
 use pairing::Engine;
@@ -51,9 +53,19 @@ impl VerifyingKey {
         let delta_g2 = g2(r, "vk delta_g2")?;
         let ic = crate::encoding::read_section::<G1Affine>(r, mode, "vk IC")?;
         if ic.is_empty() {
-            return Err(Groth16Error::Mismatch("verifying key has no IC points".into()));
+            return Err(Groth16Error::Mismatch(
+                "verifying key has no IC points".into(),
+            ));
         }
-        Ok(Self { alpha_g1, beta_g1, beta_g2, gamma_g2, delta_g1, delta_g2, ic })
+        Ok(Self {
+            alpha_g1,
+            beta_g1,
+            beta_g2,
+            gamma_g2,
+            delta_g1,
+            delta_g2,
+            ic,
+        })
     }
 
     /// Decodes a `.vk` file's bytes (a key alone, nothing after it).
@@ -61,15 +73,20 @@ impl VerifyingKey {
         let mut r = Reader::new(bytes);
         let vk = Self::read_from(&mut r, mode)?;
         if r.remaining() != 0 {
-            return Err(Groth16Error::TrailingBytes { what: "verifying key", extra: r.remaining() });
+            return Err(Groth16Error::TrailingBytes {
+                what: "verifying key",
+                extra: r.remaining(),
+            });
         }
         Ok(vk)
     }
 
     /// Reads a `.vk` file.
     pub fn load(path: &std::path::Path, mode: CheckMode) -> Result<Self> {
-        let bytes = std::fs::read(path)
-            .map_err(|source| Groth16Error::File { path: path.to_owned(), source })?;
+        let bytes = std::fs::read(path).map_err(|source| Groth16Error::File {
+            path: path.to_owned(),
+            source,
+        })?;
         Self::from_bytes(&bytes, mode)
     }
 

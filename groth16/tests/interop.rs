@@ -5,7 +5,8 @@ use bellperson::groth16 as bp;
 use blstrs::Bls12;
 use cuzk_field::Fr;
 use cuzk_groth16::{
-    prove, prove_assignment, verify_proof, CheckMode, CpuBackend, Parameters, Proof, ProveOptions, ToxicWaste,
+    prove, prove_assignment, verify_proof, CheckMode, CpuBackend, Parameters, Proof, ProveOptions,
+    ToxicWaste,
 };
 use cuzk_synth::circuits::{BenchCircuit, TinyCircuit};
 use ff::Field;
@@ -33,15 +34,27 @@ fn from_bp_proof(p: &bp::Proof<Bls12>) -> Proof {
 #[test]
 fn bellperson_params_our_proof() {
     let mut rng = ChaCha8Rng::seed_from_u64(11);
-    let bp_params = bp::generate_random_parameters::<Bls12, _, _>(BenchCircuit::new(11, 5).unwrap(), &mut rng).unwrap();
+    let bp_params =
+        bp::generate_random_parameters::<Bls12, _, _>(BenchCircuit::new(11, 5).unwrap(), &mut rng)
+            .unwrap();
     let bytes = bp_params_bytes(&bp_params);
     let ours = Parameters::from_bytes(&bytes, CheckMode::Full).unwrap();
     // Writing back gives the very same bytes.
     let mut again = Vec::new();
     ours.write(&mut again).unwrap();
-    assert_eq!(again, bytes, "round trip of bellperson's .params is not byte-exact");
+    assert_eq!(
+        again, bytes,
+        "round trip of bellperson's .params is not byte-exact"
+    );
 
-    let out = prove(&ours, BenchCircuit::new(11, 77).unwrap(), &CpuBackend, &mut rng, ProveOptions::default()).unwrap();
+    let out = prove(
+        &ours,
+        BenchCircuit::new(11, 77).unwrap(),
+        &CpuBackend,
+        &mut rng,
+        ProveOptions::default(),
+    )
+    .unwrap();
     let pvk = bp::prepare_verifying_key(&bp_params.vk);
     assert!(bp::verify_proof(&pvk, &to_bp_proof(&out.proof), &out.inputs).unwrap());
     // Wrong inputs are rejected by bellperson too.
@@ -55,7 +68,12 @@ fn bellperson_params_our_proof() {
 #[test]
 fn our_params_bellperson_proof() {
     let mut rng = ChaCha8Rng::seed_from_u64(12);
-    let ours = cuzk_groth16::generate_parameters(BenchCircuit::new(11, 0).unwrap(), &ToxicWaste::from_seed(3), None).unwrap();
+    let ours = cuzk_groth16::generate_parameters(
+        BenchCircuit::new(11, 0).unwrap(),
+        &ToxicWaste::from_seed(3),
+        None,
+    )
+    .unwrap();
     let mut bytes = Vec::new();
     ours.write(&mut bytes).unwrap();
     let bp_params = bp::Parameters::<Bls12>::read(&bytes[..], true).unwrap();
@@ -77,22 +95,29 @@ fn our_params_bellperson_proof() {
 fn identical_proofs_for_fixed_randomness() {
     let mut rng = ChaCha8Rng::seed_from_u64(13);
     for (k, seed) in [(10u32, 1u64), (12, 2)] {
-        let params = cuzk_groth16::generate_parameters(BenchCircuit::new(k, 0).unwrap(), &ToxicWaste::from_seed(k as u64), None)
-            .unwrap();
+        let params = cuzk_groth16::generate_parameters(
+            BenchCircuit::new(k, 0).unwrap(),
+            &ToxicWaste::from_seed(k as u64),
+            None,
+        )
+        .unwrap();
         let mut bytes = Vec::new();
         params.write(&mut bytes).unwrap();
         let bp_params = bp::Parameters::<Bls12>::read(&bytes[..], false).unwrap();
         let (r, s) = (Fr::random(&mut rng), Fr::random(&mut rng));
-        let bp_proof = bp::create_proof(BenchCircuit::new(k, seed).unwrap(), &bp_params, r, s).unwrap();
+        let bp_proof =
+            bp::create_proof(BenchCircuit::new(k, seed).unwrap(), &bp_params, r, s).unwrap();
         let pa = cuzk_synth::synthesize(BenchCircuit::new(k, seed).unwrap()).unwrap();
-        let ours = prove_assignment(&params, Some(&params.vk.prepare()), pa, r, s, &CpuBackend).unwrap();
+        let ours =
+            prove_assignment(&params, Some(&params.vk.prepare()), pa, r, s, &CpuBackend).unwrap();
         assert_eq!(from_bp_proof(&bp_proof), ours.proof, "k = {k}");
         let mut bp_bytes = Vec::new();
         bp_proof.write(&mut bp_bytes).unwrap();
         assert_eq!(bp_bytes, ours.proof.to_bytes().to_vec());
     }
     // The tiny circuit too (few inputs, a variable only in C, etc.).
-    let params = cuzk_groth16::generate_parameters(tiny(0), &ToxicWaste::from_seed(9), None).unwrap();
+    let params =
+        cuzk_groth16::generate_parameters(tiny(0), &ToxicWaste::from_seed(9), None).unwrap();
     let mut bytes = Vec::new();
     params.write(&mut bytes).unwrap();
     let bp_params = bp::Parameters::<Bls12>::read(&bytes[..], true).unwrap();
@@ -107,8 +132,16 @@ fn identical_proofs_for_fixed_randomness() {
 #[test]
 fn tampering_is_rejected_by_both() {
     let mut rng = ChaCha8Rng::seed_from_u64(14);
-    let params = cuzk_groth16::generate_parameters(tiny(0), &ToxicWaste::from_seed(5), None).unwrap();
-    let out = prove(&params, tiny(8), &CpuBackend, &mut rng, ProveOptions::default()).unwrap();
+    let params =
+        cuzk_groth16::generate_parameters(tiny(0), &ToxicWaste::from_seed(5), None).unwrap();
+    let out = prove(
+        &params,
+        tiny(8),
+        &CpuBackend,
+        &mut rng,
+        ProveOptions::default(),
+    )
+    .unwrap();
     let pvk = params.vk.prepare();
     let mut bytes = Vec::new();
     params.vk.write(&mut bytes).unwrap();
@@ -118,7 +151,14 @@ fn tampering_is_rejected_by_both() {
     assert!(bp::verify_proof(&bp_pvk, &to_bp_proof(&out.proof), &out.inputs).unwrap());
 
     // Swap in another valid point for each of A, B, C.
-    let other = prove(&params, tiny(9), &CpuBackend, &mut rng, ProveOptions::default()).unwrap();
+    let other = prove(
+        &params,
+        tiny(9),
+        &CpuBackend,
+        &mut rng,
+        ProveOptions::default(),
+    )
+    .unwrap();
     for which in 0..3 {
         let mut p = out.proof;
         match which {
@@ -126,7 +166,10 @@ fn tampering_is_rejected_by_both() {
             1 => p.b = other.proof.b,
             _ => p.c = other.proof.c,
         }
-        assert!(!verify_proof(&pvk, &p, &out.inputs).unwrap(), "tampered part {which}");
+        assert!(
+            !verify_proof(&pvk, &p, &out.inputs).unwrap(),
+            "tampered part {which}"
+        );
         assert!(!bp::verify_proof(&bp_pvk, &to_bp_proof(&p), &out.inputs).unwrap());
     }
     // Wrong public inputs.
@@ -142,7 +185,10 @@ fn tampering_is_rejected_by_both() {
         let mut b = good;
         b[pos] ^= 0x04;
         if let Ok(p) = Proof::from_bytes(&b) {
-            assert!(!verify_proof(&pvk, &p, &out.inputs).unwrap(), "flip at {pos} accepted");
+            assert!(
+                !verify_proof(&pvk, &p, &out.inputs).unwrap(),
+                "flip at {pos} accepted"
+            );
         }
     }
 }
@@ -150,5 +196,9 @@ fn tampering_is_rejected_by_both() {
 /// The tiny circuit with a witness drawn from `seed` (chain of 6 products).
 fn tiny(seed: u64) -> TinyCircuit {
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
-    TinyCircuit { x: Fr::random(&mut rng), y: Fr::random(&mut rng), chain: 6 }
+    TinyCircuit {
+        x: Fr::random(&mut rng),
+        y: Fr::random(&mut rng),
+        chain: 6,
+    }
 }

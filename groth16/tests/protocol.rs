@@ -2,8 +2,8 @@
 
 use cuzk_field::Fr;
 use cuzk_groth16::{
-    prove, prove_batch, verify_proof, verify_proofs_batch, CheckMode, CpuBackend, Groth16Error, Parameters, Proof,
-    ProveOptions, ToxicWaste, VerifyingKey,
+    prove, prove_batch, verify_proof, verify_proofs_batch, CheckMode, CpuBackend, Groth16Error,
+    Parameters, Proof, ProveOptions, ToxicWaste, VerifyingKey,
 };
 use cuzk_synth::circuits::{BenchCircuit, TinyCircuit};
 use ff::Field;
@@ -15,7 +15,8 @@ use std::sync::OnceLock;
 fn tiny_params() -> &'static (Parameters, Vec<u8>) {
     static P: OnceLock<(Parameters, Vec<u8>)> = OnceLock::new();
     P.get_or_init(|| {
-        let p = cuzk_groth16::generate_parameters(tiny(0), &ToxicWaste::from_seed(1), None).unwrap();
+        let p =
+            cuzk_groth16::generate_parameters(tiny(0), &ToxicWaste::from_seed(1), None).unwrap();
         let mut b = Vec::new();
         p.write(&mut b).unwrap();
         (p, b)
@@ -33,7 +34,10 @@ fn roundtrip_file_and_inspect() {
         assert_eq!(Parameters::load(&path, mode).unwrap(), *p);
     }
     let info = Parameters::inspect(&path).unwrap();
-    assert_eq!((info.h, info.l, info.a, info.b_g1, info.b_g2), (p.h.len(), p.l.len(), p.a.len(), p.b_g1.len(), p.b_g2.len()));
+    assert_eq!(
+        (info.h, info.l, info.a, info.b_g1, info.b_g2),
+        (p.h.len(), p.l.len(), p.a.len(), p.b_g1.len(), p.b_g2.len())
+    );
     assert_eq!(info.ic, p.vk.ic.len());
     assert_eq!(info.bytes, bytes.len());
     let vk = VerifyingKey::from_bytes(&p.vk.to_bytes(), CheckMode::Full).unwrap();
@@ -45,15 +49,27 @@ fn roundtrip_file_and_inspect() {
 fn every_truncation_is_an_error() {
     let (_, bytes) = tiny_params();
     // Every prefix up to the end of the vk, then a spread of later cut points.
-    let cuts: Vec<usize> = (0..900).chain((900..bytes.len()).step_by(37)).chain([bytes.len() - 1]).collect();
+    let cuts: Vec<usize> = (0..900)
+        .chain((900..bytes.len()).step_by(37))
+        .chain([bytes.len() - 1])
+        .collect();
     for cut in cuts {
         let e = Parameters::from_bytes(&bytes[..cut], CheckMode::Trusted).unwrap_err();
-        assert!(matches!(e, Groth16Error::Truncated { .. }), "cut {cut}: {e}");
-        assert!(Parameters::inspect_bytes(&bytes[..cut]).is_err(), "inspect at cut {cut}");
+        assert!(
+            matches!(e, Groth16Error::Truncated { .. }),
+            "cut {cut}: {e}"
+        );
+        assert!(
+            Parameters::inspect_bytes(&bytes[..cut]).is_err(),
+            "inspect at cut {cut}"
+        );
     }
     let mut long = bytes.clone();
     long.push(0);
-    assert!(matches!(Parameters::from_bytes(&long, CheckMode::Trusted), Err(Groth16Error::TrailingBytes { .. })));
+    assert!(matches!(
+        Parameters::from_bytes(&long, CheckMode::Trusted),
+        Err(Groth16Error::TrailingBytes { .. })
+    ));
 }
 
 #[test]
@@ -66,7 +82,10 @@ fn corrupt_points_are_rejected() {
         let mut b = bytes.clone();
         b[off] ^= 0x10;
         let e = Parameters::from_bytes(&b, CheckMode::Full).unwrap_err();
-        assert!(matches!(e, Groth16Error::BadPoint { .. }), "offset {off}: {e}");
+        assert!(
+            matches!(e, Groth16Error::BadPoint { .. }),
+            "offset {off}: {e}"
+        );
     }
     // The infinity flag on an H point is refused even in trusted mode.
     let mut b = bytes.clone();
@@ -74,12 +93,18 @@ fn corrupt_points_are_rejected() {
     b[h_start + 1..h_start + 96].fill(0);
     assert!(matches!(
         Parameters::from_bytes(&b, CheckMode::Trusted),
-        Err(Groth16Error::BadPoint { reason: "point at infinity", .. })
+        Err(Groth16Error::BadPoint {
+            reason: "point at infinity",
+            ..
+        })
     ));
     // A count that claims more points than the file holds.
     let mut b = bytes.clone();
     b[h_start - 4..h_start].copy_from_slice(&u32::MAX.to_be_bytes());
-    assert!(matches!(Parameters::from_bytes(&b, CheckMode::Trusted), Err(Groth16Error::Truncated { .. })));
+    assert!(matches!(
+        Parameters::from_bytes(&b, CheckMode::Trusted),
+        Err(Groth16Error::Truncated { .. })
+    ));
 }
 
 #[test]
@@ -91,7 +116,14 @@ fn trusted_mode_corruption_never_yields_a_proof() {
     bad.l[0] = bad.l[bad.l.len() - 1];
     if bad.l.len() > 1 {
         let mut rng = ChaCha8Rng::seed_from_u64(2);
-        let e = prove(&bad, tiny(3), &CpuBackend, &mut rng, ProveOptions::default()).unwrap_err();
+        let e = prove(
+            &bad,
+            tiny(3),
+            &CpuBackend,
+            &mut rng,
+            ProveOptions::default(),
+        )
+        .unwrap_err();
         assert!(matches!(e, Groth16Error::SelfCheck { .. }), "{e}");
     }
 }
@@ -100,7 +132,14 @@ fn trusted_mode_corruption_never_yields_a_proof() {
 fn circuit_params_mismatch_is_a_clear_error() {
     let (tiny, _) = tiny_params();
     let mut rng = ChaCha8Rng::seed_from_u64(3);
-    let e = prove(tiny, BenchCircuit::new(10, 1).unwrap(), &CpuBackend, &mut rng, ProveOptions::default()).unwrap_err();
+    let e = prove(
+        tiny,
+        BenchCircuit::new(10, 1).unwrap(),
+        &CpuBackend,
+        &mut rng,
+        ProveOptions::default(),
+    )
+    .unwrap_err();
     assert!(matches!(e, Groth16Error::Mismatch(_)), "{e}");
     assert!(e.to_string().contains("parameters"), "{e}");
 }
@@ -108,14 +147,33 @@ fn circuit_params_mismatch_is_a_clear_error() {
 #[test]
 fn batch_prove_and_batch_verify() {
     let mut rng = ChaCha8Rng::seed_from_u64(4);
-    let params = cuzk_groth16::generate_parameters(BenchCircuit::new(10, 0).unwrap(), &ToxicWaste::from_seed(2), None).unwrap();
-    let circuits: Vec<_> = (0..3).map(|i| BenchCircuit::new(10, 100 + i).unwrap()).collect();
-    let outs = prove_batch(&params, circuits, &CpuBackend, &mut rng, ProveOptions::default()).unwrap();
+    let params = cuzk_groth16::generate_parameters(
+        BenchCircuit::new(10, 0).unwrap(),
+        &ToxicWaste::from_seed(2),
+        None,
+    )
+    .unwrap();
+    let circuits: Vec<_> = (0..3)
+        .map(|i| BenchCircuit::new(10, 100 + i).unwrap())
+        .collect();
+    let outs = prove_batch(
+        &params,
+        circuits,
+        &CpuBackend,
+        &mut rng,
+        ProveOptions::default(),
+    )
+    .unwrap();
     let pvk = params.vk.prepare();
     let proofs: Vec<Proof> = outs.iter().map(|o| o.proof).collect();
     let inputs: Vec<Vec<Fr>> = outs.iter().map(|o| o.inputs.clone()).collect();
     for (i, o) in outs.iter().enumerate() {
-        assert_eq!(o.inputs, BenchCircuit::new(10, 100 + i as u64).unwrap().public_inputs());
+        assert_eq!(
+            o.inputs,
+            BenchCircuit::new(10, 100 + i as u64)
+                .unwrap()
+                .public_inputs()
+        );
         assert!(verify_proof(&pvk, &o.proof, &o.inputs).unwrap());
     }
     assert!(verify_proofs_batch(&pvk, &proofs, &inputs, &mut rng).unwrap());
@@ -149,5 +207,9 @@ proptest! {
 /// The tiny circuit with a witness drawn from `seed` (chain of 6 products).
 fn tiny(seed: u64) -> TinyCircuit {
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
-    TinyCircuit { x: Fr::random(&mut rng), y: Fr::random(&mut rng), chain: 6 }
+    TinyCircuit {
+        x: Fr::random(&mut rng),
+        y: Fr::random(&mut rng),
+        chain: 6,
+    }
 }

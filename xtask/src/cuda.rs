@@ -54,10 +54,7 @@ pub(crate) fn run(dir: Option<PathBuf>, force: bool) -> Result<()> {
 }
 
 fn stamp_text() -> String {
-    WHEELS
-        .iter()
-        .map(|(n, v)| format!("{n}=={v}\n"))
-        .collect()
+    WHEELS.iter().map(|(n, v)| format!("{n}=={v}\n")).collect()
 }
 
 fn install(dir: &Path) -> Result<()> {
@@ -74,7 +71,11 @@ fn install(dir: &Path) -> Result<()> {
     for (n, v) in WHEELS {
         cmd.arg(format!("{n}=={v}"));
     }
-    eprintln!("xtask cuda: installing {} wheels into {}", WHEELS.len(), dir.display());
+    eprintln!(
+        "xtask cuda: installing {} wheels into {}",
+        WHEELS.len(),
+        dir.display()
+    );
     let st = cmd
         .status()
         .with_context(|| format!("running {} -m pip", python.to_string_lossy()))?;
@@ -138,7 +139,10 @@ fn check(dir: &Path) -> Result<()> {
         .with_context(|| format!("running {}", nvcc.display()))?;
     let text = String::from_utf8_lossy(&out.stdout);
     if !out.status.success() || !text.contains(NVCC_VERSION_TAG) {
-        bail!("{} --version did not report {NVCC_VERSION_TAG}:\n{text}", nvcc.display());
+        bail!(
+            "{} --version did not report {NVCC_VERSION_TAG}:\n{text}",
+            nvcc.display()
+        );
     }
     let tmp = dir.join("check");
     fs::create_dir_all(&tmp)?;
@@ -152,13 +156,25 @@ fn check(dir: &Path) -> Result<()> {
     )?;
     let exe = tmp.join("probe");
     let st = Command::new(&nvcc)
-        .args(["-gencode", "arch=compute_90,code=sm_90", "-cudart", "static", "-o"])
+        .args([
+            "-gencode",
+            "arch=compute_90,code=sm_90",
+            "-cudart",
+            "static",
+            "-o",
+        ])
         .arg(&exe)
         .arg(&src)
         .status()?;
     if !st.success() || !exe.is_file() {
-        bail!("{} could not compile and link a probe kernel", nvcc.display());
+        bail!(
+            "{} could not compile and link a probe kernel",
+            nvcc.display()
+        );
     }
-    eprintln!("xtask cuda: {} compiles sm_90 with static cudart", nvcc.display());
+    eprintln!(
+        "xtask cuda: {} compiles sm_90 with static cudart",
+        nvcc.display()
+    );
     Ok(())
 }

@@ -54,7 +54,7 @@ enum Task {
         no_strip: bool,
     },
     /// Run `cuzk bench` over a grid (c, gw, partition workers, sizes): JSON + Markdown + SVG.
-    Sweep(sweep::SweepArgs),
+    Sweep(Box<sweep::SweepArgs>),
 }
 
 fn main() -> anyhow::Result<()> {
@@ -63,7 +63,7 @@ fn main() -> anyhow::Result<()> {
         Task::Cuda { dir, force } => cuda::run(dir, force),
         Task::Bindgen { check } => bindgen::run(check),
         Task::GpuBundle { out, no_strip } => gpu_bundle::run(out, !no_strip),
-        Task::Sweep(args) => sweep::run(args),
+        Task::Sweep(args) => sweep::run(*args),
     }
 }
 

@@ -48,8 +48,14 @@ pub fn run(ctx: &Ctx, a: Args) -> Result<()> {
     let be = backend(a.backend)?;
     let circuit = a.circuit.build(a.circuit.witness_seed)?;
     let t1 = Instant::now();
-    let out = prove(&params, circuit, be.as_ref(), &mut rand::rngs::OsRng, ProveOptions { self_check: false })
-        .context("proving failed")?;
+    let out = prove(
+        &params,
+        circuit,
+        be.as_ref(),
+        &mut rand::rngs::OsRng,
+        ProveOptions { self_check: false },
+    )
+    .context("proving failed")?;
     let prove_time = t1.elapsed();
     let t2 = Instant::now();
     let ok = verify_proof(&params.vk.prepare(), &out.proof, &out.inputs)?;
@@ -87,7 +93,11 @@ pub fn run(ctx: &Ctx, a: Args) -> Result<()> {
 }
 
 fn generate_and_cache(ctx: &Ctx, c: &CircuitArgs, path: &std::path::Path) -> Result<Parameters> {
-    ctx.say(format!("generating test parameters for {} (cached at {})", c.shape_name(), path.display()));
+    ctx.say(format!(
+        "generating test parameters for {} (cached at {})",
+        c.shape_name(),
+        path.display()
+    ));
     let p = crate::cmd::setup::generate(ctx, c, 0)?;
     crate::cmd::setup::save(&p, path, None)?;
     Ok(p)

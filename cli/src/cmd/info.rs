@@ -13,7 +13,8 @@ pub struct Args {
 }
 
 fn gpu_description() -> String {
-    "built without CUDA".to_string()
+    // "built without CUDA", "no CUDA device (…)", or one line per device.
+    cuzk_gpu::describe_devices()
 }
 
 pub fn run(ctx: &Ctx, a: Args) -> Result<()> {
@@ -32,10 +33,14 @@ pub fn run(ctx: &Ctx, a: Args) -> Result<()> {
         });
         println!(
             "{}",
-            serde_json::json!({ "version": env!("CARGO_PKG_VERSION"), "cpu_threads": threads, "gpus": gpus, "params": params })
+            serde_json::json!({ "version": env!("CARGO_PKG_VERSION"), "cpu_threads": threads, "gpus": gpus.trim_end(), "params": params })
         );
     } else {
-        ctx.say(format!("cuzk {}\nCPU threads: {threads}\nGPUs: {gpus}", env!("CARGO_PKG_VERSION")));
+        ctx.say(format!(
+            "cuzk {}\nCPU threads: {threads}\n{}",
+            env!("CARGO_PKG_VERSION"),
+            gpus.trim_end()
+        ));
         if let Some(i) = info {
             ctx.say(format!(
                 "{}: {} bytes, domain 2^{}, {} public inputs, H {}, L {}, A {}, B {} (G1 and G2)",

@@ -32,8 +32,16 @@ pub fn backend(choice: BackendChoice) -> Result<Box<dyn cuzk_groth16::Backend>> 
 }
 
 /// Loads parameters with a spinner.
-pub fn load_params(ctx: &crate::output::Ctx, path: &Path, full_check: bool) -> Result<cuzk_groth16::Parameters> {
-    let mode = if full_check { cuzk_groth16::CheckMode::Full } else { cuzk_groth16::CheckMode::Trusted };
+pub fn load_params(
+    ctx: &crate::output::Ctx,
+    path: &Path,
+    full_check: bool,
+) -> Result<cuzk_groth16::Parameters> {
+    let mode = if full_check {
+        cuzk_groth16::CheckMode::Full
+    } else {
+        cuzk_groth16::CheckMode::Trusted
+    };
     let sp = ctx.spinner(&format!("loading {}", path.display()));
     let p = cuzk_groth16::Parameters::load(path, mode).context("cannot load parameters");
     sp.finish_and_clear();
@@ -43,15 +51,24 @@ pub fn load_params(ctx: &crate::output::Ctx, path: &Path, full_check: bool) -> R
 /// Public inputs file: a JSON array of 32-byte little-endian hex strings
 /// (the `to_repr` form), one array per proof.
 pub fn write_inputs(path: &Path, inputs: &[Vec<Fr>]) -> Result<()> {
-    let v: Vec<Vec<String>> = inputs.iter().map(|xs| xs.iter().map(|x| hex::encode(x.to_bytes_le())).collect()).collect();
-    std::fs::write(path, serde_json::to_string_pretty(&v)?).with_context(|| format!("cannot write {}", path.display()))
+    let v: Vec<Vec<String>> = inputs
+        .iter()
+        .map(|xs| xs.iter().map(|x| hex::encode(x.to_bytes_le())).collect())
+        .collect();
+    std::fs::write(path, serde_json::to_string_pretty(&v)?)
+        .with_context(|| format!("cannot write {}", path.display()))
 }
 
 /// Reads a file written by [`write_inputs`].
 pub fn read_inputs(path: &Path) -> Result<Vec<Vec<Fr>>> {
-    let text = std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
-    let v: Vec<Vec<String>> = serde_json::from_str(&text)
-        .with_context(|| format!("{}: expected a JSON array of arrays of hex strings", path.display()))?;
+    let text =
+        std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
+    let v: Vec<Vec<String>> = serde_json::from_str(&text).with_context(|| {
+        format!(
+            "{}: expected a JSON array of arrays of hex strings",
+            path.display()
+        )
+    })?;
     v.iter()
         .enumerate()
         .map(|(i, xs)| {
@@ -61,9 +78,18 @@ pub fn read_inputs(path: &Path) -> Result<Vec<Vec<Fr>>> {
                     let b: [u8; 32] = hex::decode(h)
                         .ok()
                         .and_then(|b| b.try_into().ok())
-                        .with_context(|| format!("{}: proof {i} input {j}: not 32 bytes of hex", path.display()))?;
-                    Option::from(Fr::from_bytes_le(&b))
-                        .with_context(|| format!("{}: proof {i} input {j}: not a canonical field element", path.display()))
+                        .with_context(|| {
+                            format!(
+                                "{}: proof {i} input {j}: not 32 bytes of hex",
+                                path.display()
+                            )
+                        })?;
+                    Option::from(Fr::from_bytes_le(&b)).with_context(|| {
+                        format!(
+                            "{}: proof {i} input {j}: not a canonical field element",
+                            path.display()
+                        )
+                    })
                 })
                 .collect()
         })

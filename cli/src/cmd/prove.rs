@@ -47,13 +47,32 @@ pub fn run(ctx: &Ctx, a: Args) -> Result<()> {
         .map(|i| a.circuit.build(a.circuit.witness_seed + i))
         .collect::<Result<Vec<_>>>()?;
     let t1 = Instant::now();
-    let outs = prove_batch(&params, circuits, be.as_ref(), &mut rand::rngs::OsRng, ProveOptions::default())
-        .with_context(|| format!("proving {} with {}", a.circuit.shape_name(), a.params.display()))?;
+    let outs = prove_batch(
+        &params,
+        circuits,
+        be.as_ref(),
+        &mut rand::rngs::OsRng,
+        ProveOptions::default(),
+    )
+    .with_context(|| {
+        format!(
+            "proving {} with {}",
+            a.circuit.shape_name(),
+            a.params.display()
+        )
+    })?;
     let prove_time = t1.elapsed();
     let proofs: Vec<Proof> = outs.iter().map(|o| o.proof).collect();
-    std::fs::write(&a.out, Proof::many_to_bytes(&proofs)).with_context(|| format!("cannot write {}", a.out.display()))?;
-    let inputs_path = a.inputs_out.clone().unwrap_or_else(|| a.out.with_extension("inputs.json"));
-    write_inputs(&inputs_path, &outs.iter().map(|o| o.inputs.clone()).collect::<Vec<_>>())?;
+    std::fs::write(&a.out, Proof::many_to_bytes(&proofs))
+        .with_context(|| format!("cannot write {}", a.out.display()))?;
+    let inputs_path = a
+        .inputs_out
+        .clone()
+        .unwrap_or_else(|| a.out.with_extension("inputs.json"));
+    write_inputs(
+        &inputs_path,
+        &outs.iter().map(|o| o.inputs.clone()).collect::<Vec<_>>(),
+    )?;
     let mut total = cuzk_groth16::Timings::default();
     for o in &outs {
         total.merge(&o.timings);

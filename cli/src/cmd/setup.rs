@@ -26,18 +26,22 @@ pub struct Args {
 pub fn generate(ctx: &Ctx, circuit: &CircuitArgs, setup_seed: u64) -> Result<Parameters> {
     let c = circuit.build(0)?;
     let bars = bars::Bars::new(*ctx);
-    let progress = |stage: &'static str, done: usize, total: usize| bars.advance(stage, done, total);
-    let p = cuzk_groth16::generate_parameters(c, &ToxicWaste::from_seed(setup_seed), Some(&progress))
-        .context("parameter generation failed")?;
+    let progress =
+        |stage: &'static str, done: usize, total: usize| bars.advance(stage, done, total);
+    let p =
+        cuzk_groth16::generate_parameters(c, &ToxicWaste::from_seed(setup_seed), Some(&progress))
+            .context("parameter generation failed")?;
     bars.finish();
     Ok(p)
 }
 
 /// Writes parameters (and optionally the vk).
 pub fn save(p: &Parameters, out: &Path, vk_out: Option<&Path>) -> Result<()> {
-    p.save(out).with_context(|| format!("cannot write {}", out.display()))?;
+    p.save(out)
+        .with_context(|| format!("cannot write {}", out.display()))?;
     if let Some(vk) = vk_out {
-        std::fs::write(vk, p.vk.to_bytes()).with_context(|| format!("cannot write {}", vk.display()))?;
+        std::fs::write(vk, p.vk.to_bytes())
+            .with_context(|| format!("cannot write {}", vk.display()))?;
     }
     Ok(())
 }
@@ -86,7 +90,11 @@ mod bars {
             } else {
                 MultiProgress::new()
             };
-            Self { ctx, multi, bars: Mutex::new(Vec::new()) }
+            Self {
+                ctx,
+                multi,
+                bars: Mutex::new(Vec::new()),
+            }
         }
 
         pub fn advance(&self, stage: &'static str, done: usize, total: usize) {

@@ -24,16 +24,29 @@ pub struct Args {
 
 pub fn run(ctx: &Ctx, a: Args) -> Result<()> {
     let vk = match (&a.vk, &a.params) {
-        (Some(p), _) => VerifyingKey::load(p, CheckMode::Full).context("cannot load verifying key")?,
+        (Some(p), _) => {
+            VerifyingKey::load(p, CheckMode::Full).context("cannot load verifying key")?
+        }
         (None, Some(p)) => crate::cmd::load_params(ctx, p, false)?.vk,
         (None, None) => bail!("pass --vk or --params"),
     };
-    let bytes = std::fs::read(&a.proof).with_context(|| format!("cannot read {}", a.proof.display()))?;
-    let proofs = Proof::many_from_bytes(&bytes).with_context(|| format!("{}", a.proof.display()))?;
-    let inputs_path = a.inputs.clone().unwrap_or_else(|| a.proof.with_extension("inputs.json"));
+    let bytes =
+        std::fs::read(&a.proof).with_context(|| format!("cannot read {}", a.proof.display()))?;
+    let proofs =
+        Proof::many_from_bytes(&bytes).with_context(|| format!("{}", a.proof.display()))?;
+    let inputs_path = a
+        .inputs
+        .clone()
+        .unwrap_or_else(|| a.proof.with_extension("inputs.json"));
     let inputs = read_inputs(&inputs_path)?;
     if inputs.len() != proofs.len() {
-        bail!("{} holds {} proofs but {} has {} input vectors", a.proof.display(), proofs.len(), inputs_path.display(), inputs.len());
+        bail!(
+            "{} holds {} proofs but {} has {} input vectors",
+            a.proof.display(),
+            proofs.len(),
+            inputs_path.display(),
+            inputs.len()
+        );
     }
     let pvk = vk.prepare();
     let mut results = Vec::new();
@@ -42,14 +55,24 @@ pub fn run(ctx: &Ctx, a: Args) -> Result<()> {
     }
     let all = results.iter().all(|x| *x);
     if ctx.json {
-        println!("{}", serde_json::json!({ "proofs": proofs.len(), "valid": results, "all_valid": all }));
+        println!(
+            "{}",
+            serde_json::json!({ "proofs": proofs.len(), "valid": results, "all_valid": all })
+        );
     } else {
         for (i, ok) in results.iter().enumerate() {
-            ctx.say(format!("proof #{i}: {}", if *ok { "valid" } else { "INVALID" }));
+            ctx.say(format!(
+                "proof #{i}: {}",
+                if *ok { "valid" } else { "INVALID" }
+            ));
         }
     }
     if !all {
-        bail!("{} of {} proofs did not verify", results.iter().filter(|x| !**x).count(), results.len());
+        bail!(
+            "{} of {} proofs did not verify",
+            results.iter().filter(|x| !**x).count(),
+            results.len()
+        );
     }
     Ok(())
 }

@@ -116,9 +116,17 @@ struct mont_t {
     // Inlined by default (hot loops want it); CUZK_NOINLINE_MUL makes it a
     // call, which keeps test kernels full of curve formulas small enough
     // for ptxas to finish in seconds rather than many minutes.
+    //
+    // On the device the PTX carry-chain version is the default. Measured on
+    // the H200 (2026-11-29, docs/GPU.md) the portable twin compiled by nvcc
+    // was faster (Fp 1.60e10 vs 1.20e10 products/s, Fr 3.65e10 vs 3.33e10):
+    // ptxas splits every mad.lo.cc into IMAD + IADD3.X (SASS IMAD has no
+    // carry-out) and spills carry flags (P2R/LOP3). Define
+    // CUZK_DEVICE_MUL_PORTABLE to use the portable twin everywhere on the
+    // device; both paths are differential-tested on the GPU.
     CUZK_HD CUZK_MUL_ATTR static mont_t mul(mont_t a, mont_t b) {
         mont_t r;
-#if CUZK_DEVICE_PATH
+#if CUZK_DEVICE_PATH && !defined(CUZK_DEVICE_MUL_PORTABLE)
         mul_ptx(r.v, a.v, b.v);
 #else
         mul_portable(r.v, a.v, b.v);

@@ -38,6 +38,9 @@ extern "C" {
 #define CUZK_FT_INV 6
 #define CUZK_FT_TO_MONT 7
 #define CUZK_FT_FROM_MONT 8
+/* multiplication through the portable C++ twin even on the device (the
+ * PTX carry-chain version is CUZK_FT_MUL); prime fields only */
+#define CUZK_FT_MUL_PORTABLE 9
 
 /* curves */
 #define CUZK_FT_G1 0
@@ -73,8 +76,9 @@ cuzk_error cuzk_fk_curve(int32_t curve, int32_t op, const void *a, const void *b
                          const void *lb, void *out, size_t n, cuzk_stream stream);
 
 /*
- * Throughput kernel: each of n threads loads x = data[i], y = data[(i+1) % n],
- * runs `iters` dependent steps x = x·y (op MUL) or x = x² (op SQR), and
+ * Throughput kernel: each of n threads loads x = data[i], y = x + 1,
+ * runs `iters` dependent steps x = x·y (op MUL; MUL_PORTABLE for the
+ * portable twin) or x = x² (op SQR), and
  * stores x back to data[i]. Work: n·iters multiplications.
  */
 cuzk_error cuzk_fk_bench(int32_t field, int32_t op, void *data, size_t n, int32_t iters, cuzk_stream stream);

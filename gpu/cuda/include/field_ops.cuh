@@ -37,12 +37,18 @@ CUZK_HD inline void field_op(int32_t op, const mont_t<P> &a, const mont_t<P> &b,
         case CUZK_FT_INV: out = a.inverse(); break;
         case CUZK_FT_TO_MONT: out = a.to_mont(); break;
         case CUZK_FT_FROM_MONT: out = a.from_mont(); break;
+        case CUZK_FT_MUL_PORTABLE: {
+            F r;
+            F::mul_portable(r.v, a.v, b.v);
+            out = r;
+            break;
+        }
         default: out = F::zero(); break;
     }
 }
 
 inline bool field_op_valid(int32_t field, int32_t op) {
-    if (op < CUZK_FT_ADD || op > CUZK_FT_FROM_MONT) return false;
+    if (op < CUZK_FT_ADD || op > CUZK_FT_MUL_PORTABLE) return false;
     if (field == CUZK_FT_FP2) return op <= CUZK_FT_INV;
     return field == CUZK_FT_FR || field == CUZK_FT_FP;
 }

@@ -1,0 +1,101 @@
+//! The crate's one error type: every way a C2 job can fail, each with a
+//! message a storage provider can act on.
+
+use std::path::PathBuf;
+
+/// Everything that can go wrong between a C1 output and a C2 proof.
+#[derive(Debug, thiserror::Error)]
+pub enum FilecoinError {
+    /// The C1 file is not a C1 output we understand (bad JSON, bad base64,
+    /// missing or malformed fields).
+    #[error("bad C1 output: {0}")]
+    BadC1(String),
+    /// The sector size is not a registered PoRep size, or two sources
+    /// (the proof type, the Curio wrapper, the caller, the vanilla proofs)
+    /// disagree on it.
+    #[error("wrong sector size: {0}")]
+    SectorSize(String),
+    /// A registered proof type this crate does not prove (e.g.
+    /// non-interactive PoRep, whose C2 is an aggregate).
+    #[error("unsupported proof type: {0}")]
+    Unsupported(String),
+    /// comm_d, comm_r or the seed is all zeros: filecoin-proofs rejects these.
+    #[error("invalid all-zero {0} in the C1 output")]
+    ZeroCommitment(&'static str),
+    /// The parameter file for this circuit is not in the parameter directory.
+    #[error(
+        "missing parameter file {path} (set --param-cache DIR or FIL_PROOFS_PARAMETER_CACHE to the \
+         directory holding the v28 .params files)"
+    )]
+    MissingParams {
+        /// Where it was looked for.
+        path: PathBuf,
+    },
+    /// The parameter file exists but was made for a different circuit.
+    #[error("parameter file {path} does not match the circuit: {detail}")]
+    ParamsMismatch {
+        /// The file.
+        path: PathBuf,
+        /// Which count differs.
+        detail: String,
+    },
+    /// The vanilla proofs do not satisfy the circuit: the C1 output is
+    /// corrupt, or it belongs to another sector.
+    #[error(
+        "partition {partition}: constraint {constraint} is not satisfied: the C1 output is \
+         corrupt or inconsistent"
+    )]
+    Unsatisfied {
+        /// Partition index.
+        partition: usize,
+        /// First unsatisfied constraint.
+        constraint: usize,
+    },
+    /// An I/O error on a named file.
+    #[error("{path}: {source}")]
+    File {
+        /// The file.
+        path: PathBuf,
+        /// The underlying error.
+        source: std::io::Error,
+    },
+    /// The filecoin-proofs parameter cache was already set up for another
+    /// directory in this process (its settings are read once).
+    #[error(
+        "filecoin-proofs already uses parameter cache {active}, cannot switch to {wanted} in \
+         the same process"
+    )]
+    ParamCacheConflict {
+        /// The directory filecoin-proofs reads.
+        active: PathBuf,
+        /// The directory asked for.
+        wanted: PathBuf,
+    },
+    /// Circuit synthesis failed.
+    #[error("synthesis failed: {0}")]
+    Synthesis(#[from] bellpepper_core::SynthesisError),
+    /// The Groth16 layer (parameters, prover, verifier) failed.
+    #[error(transparent)]
+    Groth16(#[from] cuzk_groth16::Groth16Error),
+    /// filecoin-proofs itself returned an error (circuit construction,
+    /// sealing, verification).
+    #[error("filecoin-proofs: {0:#}")]
+    Proofs(anyhow::Error),
+}
+
+/// Result alias.
+pub type Result<T, E = FilecoinError> = std::result::Result<T, E>;
+
+impl FilecoinError {
+    pub(crate) fn file(path: impl Into<PathBuf>, source: std::io::Error) -> Self {
+        Self::File {
+            path: path.into(),
+            source,
+        }
+    }
+}
+
+/// Wraps an error from the filecoin-proofs stack.
+pub(crate) fn proofs(e: anyhow::Error) -> FilecoinError {
+    FilecoinError::Proofs(e)
+}

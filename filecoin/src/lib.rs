@@ -1,0 +1,42 @@
+//! # cuzk-filecoin
+//!
+//! Filecoin PoRep commit phase 2 (C2) through cuzk: the one crate of the
+//! workspace that depends on the Filecoin proof stack (filecoin-proofs 19,
+//! storage-proofs 19, bellperson 0.27), so the core crates stay light.
+//!
+//! - [`parse_c1`] → [`C1Output`]: a C1 output in filecoin-proofs' JSON, in
+//!   filecoin-proofs-api's JSON (what Lotus and Curio store) or in Curio's
+//!   `{"SectorNum", "Phase1Out": base64, "SectorSize"}` wrapper.
+//! - [`prove_c2`]: builds each partition's circuit exactly as
+//!   filecoin-proofs' `seal_commit_phase2` does, finds the v28 `.params` file
+//!   by its standard name ([`locate_params`], [`resolve_param_dir`]), checks
+//!   it against the circuit, synthesizes through `cuzk-synth` and proves
+//!   with a `cuzk-groth16` backend; the result is byte-for-byte the format
+//!   `seal_commit_phase2` returns (partition proofs concatenated).
+//! - [`verify_c2`]: filecoin-proofs' own `verify_seal`.
+//! - [`testdata`]: locally generated parameters for test sector sizes and
+//!   test sectors sealed end to end, cached once per machine.
+//! - [`bench_c1`]: a shape-correct C1 output of any size with random
+//!   vanilla proofs (32 GiB: the real synthesis and proving cost without
+//!   sealing 32 GiB; its proofs do not verify).
+//! - [`cli`]: clap handlers for `cuzk prove porep`, `cuzk verify porep` and
+//!   `cuzk testdata porep`.
+//!
+//! Features: none.
+#![forbid(unsafe_code)]
+
+pub mod bench_c1;
+pub mod c1;
+pub mod cli;
+pub mod error;
+pub mod porep;
+pub mod testdata;
+
+pub use c1::{
+    parse_c1, parse_prover_id, parse_size, C1Output, C1Public, SealProofKind, SealVersion,
+};
+pub use error::{FilecoinError, Result};
+pub use porep::{
+    check_params, locate_params, params_file_name, partition_shape, prove_c2, public_inputs,
+    resolve_param_dir, synthesize_c1, use_param_dir, verify_c2, C2Options, C2Output,
+};
