@@ -12,7 +12,9 @@
 //!    with `run.sh` (runs every test, GPU-only ones included, and every
 //!    bench, writing a report under $OUT or a given folder) and a MANIFEST.
 //!
-//! The bundle must stay under the device tool's 64 MiB limit; we check.
+//! Executables are gzip-compressed (stripped test binaries shrink ~3×) and
+//! `run.sh` unpacks them into a temporary folder on the GPU machine. The
+//! bundle must stay under the device tool's 64 MiB limit; we check.
 
 use std::fs;
 use std::io::BufRead;
@@ -33,7 +35,7 @@ struct Exe {
     path: PathBuf,
 }
 
-pub(crate) fn run(out: Option<PathBuf>, strip: bool) -> Result<()> {
+pub(crate) fn run(out: Option<PathBuf>, strip: bool, only: &[String]) -> Result<()> {
     let root = crate::workspace_root();
     let out = out.unwrap_or_else(|| root.join("gpu-bundle"));
     cuzk_cuda_build::Cuda::detect()
@@ -41,7 +43,16 @@ pub(crate) fn run(out: Option<PathBuf>, strip: bool) -> Result<()> {
         .context("the bundle needs nvcc")?;
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
 
-    let (gpu_pkgs, cli_has_cuda) = cuda_packages(&root, &cargo)?;
+    let (mut gpu_pkgs, cli_has_cuda) = cuda_packages(&root, &cargo)?;
+    if !only.is_empty() {
+        if let Some(p) = only.iter().find(|p| !gpu_pkgs.contains(p)) {
+            bail!(
+                "-p {p}: not a workspace package with a `cuda` feature ({})",
+                gpu_pkgs.join(", ")
+            );
+        }
+        gpu_pkgs.retain(|p| only.contains(p));
+    }
     if gpu_pkgs.is_empty() {
         bail!("no workspace package has a `cuda` feature");
     }
@@ -102,7 +113,8 @@ pub(crate) fn run(out: Option<PathBuf>, strip: bool) -> Result<()> {
         if strip {
             strip_debug(&dst);
         }
-        let size = fs::metadata(&dst)?.len();
+        gzip(&dst)?;
+        let size = fs::metadata(dst.with_file_name(format!("{name}.gz")))?.len();
         total += size;
         manifest.push_str(&format!("{}/{name} {size}\n", e.kind));
     }
@@ -287,4 +299,18 @@ mod tests {
             "cuzk-gpu"
         );
     }
+}
+
+/// Compresses `path` in place to `path.gz` (gzip is on every GPU machine;
+/// `-n` keeps the output independent of timestamps).
+fn gzip(path: &Path) -> Result<()> {
+    let status = Command::new("gzip")
+        .args(["-9", "-n", "-f"])
+        .arg(path)
+        .status()
+        .context("running gzip")?;
+    if !status.success() {
+        bail!("gzip {} failed: {status}", path.display());
+    }
+    Ok(())
 }

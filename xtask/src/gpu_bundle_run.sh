@@ -13,6 +13,12 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 REPORT=${1:-${OUT:-$PWD/gpu-report}}
 FILTER=${2:-}
 mkdir -p "$REPORT"
+
+# The executables travel gzip-compressed; unpack them next to nothing else.
+BUNDLE=$(mktemp -d)
+cp -r "$HERE"/tests "$HERE"/benches "$HERE"/bin "$BUNDLE"/ 2>/dev/null
+find "$BUNDLE" -name '*.gz' -exec gunzip -f {} +
+chmod -R +x "$BUNDLE"
 export CUZK_EXPECT_GPU=1
 export PATH="$PATH:/usr/local/cuda/bin"
 export RUST_BACKTRACE=1
@@ -25,10 +31,15 @@ export RUST_BACKTRACE=1
   cat "$HERE/MANIFEST"
 } > "$REPORT/env.txt"
 
+# What the cuzk binary itself sees (device listing through the GPU runtime).
+if [ -x "$BUNDLE/bin/cuzk" ]; then
+  "$BUNDLE/bin/cuzk" info >> "$REPORT/env.txt" 2>&1
+fi
+
 summary="$REPORT/summary.txt"
 : > "$summary"
 status=0
-for t in "$HERE"/tests/*; do
+for t in "$BUNDLE"/tests/*; do
   [ -x "$t" ] || continue
   name=$(basename "$t")
   echo "===== test $name" >> "$REPORT/tests.log"
@@ -42,7 +53,7 @@ for t in "$HERE"/tests/*; do
   [ "$rc" -eq 0 ] || status=1
 done
 
-for b in "$HERE"/benches/*; do
+for b in "$BUNDLE"/benches/*; do
   [ -x "$b" ] || continue
   name=$(basename "$b")
   echo "===== bench $name" >> "$REPORT/benches.log"

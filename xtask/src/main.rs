@@ -52,6 +52,10 @@ enum Task {
         /// Keep debug symbols (bigger bundle).
         #[arg(long)]
         no_strip: bool,
+        /// Only these packages' tests and benches (default: every package
+        /// with a `cuda` feature), e.g. `-p cuzk-gpu -p cuzk-ntt`.
+        #[arg(short = 'p', long = "package")]
+        packages: Vec<String>,
     },
     /// Run `cuzk bench` over a grid (c, gw, partition workers, sizes): JSON + Markdown + SVG.
     Sweep(Box<sweep::SweepArgs>),
@@ -62,7 +66,11 @@ fn main() -> anyhow::Result<()> {
     match cli.task {
         Task::Cuda { dir, force } => cuda::run(dir, force),
         Task::Bindgen { check } => bindgen::run(check),
-        Task::GpuBundle { out, no_strip } => gpu_bundle::run(out, !no_strip),
+        Task::GpuBundle {
+            out,
+            no_strip,
+            packages,
+        } => gpu_bundle::run(out, !no_strip, &packages),
         Task::Sweep(args) => sweep::run(*args),
     }
 }
