@@ -46,4 +46,11 @@ pub enum NttError {
     /// An inverse coset transform with a zero shift (which has no inverse).
     #[error("coset shift is zero, so the inverse coset transform does not exist")]
     ZeroShift,
+    /// The C++ side (host twin or device launcher) rejected its arguments.
+    #[error("NTT kernel arguments rejected: {0}")]
+    Twin(&'static str),
+    /// A CUDA call failed (only with the `cuda` feature).
+    #[cfg(feature = "cuda")]
+    #[error("GPU: {0}")]
+    Gpu(#[from] cuzk_gpu::GpuError),
 }

@@ -17,14 +17,28 @@
 //!   other crates.
 //!
 //! The CPU backend ([`cpu`], re-exported here) is rayon-parallel and
-//! cache-blocked. Features: none yet; a `cuda` backend will join it.
-// The only unsafe code is the FFI call into blst's fused butterflies
-// (`cpu::blst_ops`), which opts back in.
+//! cache-blocked.
+//!
+//! The CUDA backend (`gpu::GpuNtt`, feature `cuda`): radix-2 passes of up to
+//! 10 levels in shared memory with fused twiddles, cached per-device tables,
+//! every mode of [`Domain`] on device buffers or host slices, and the H step
+//! leaving `h` on the device. Its kernel code (`cuda/ntt.cuh`) is also built
+//! as host C++ in every build: the doc-hidden [`twin`] module runs it on the
+//! CPU so tests check the device algorithm without a GPU.
+//!
+//! Features: `cuda` — compile the kernels with nvcc (cuzk-cuda-build) and
+//! add the [`gpu`](crate) module; without it nothing needs nvcc.
+// The only unsafe code is the FFI into blst's fused butterflies
+// (`cpu::blst_ops`) and into our C++/CUDA kernels (`ffi`), which opt back in.
 #![deny(unsafe_code)]
 
 pub mod cpu;
 mod error;
+mod ffi;
+#[cfg(feature = "cuda")]
+pub mod gpu;
 pub mod reference;
+pub mod twin;
 
 #[doc(hidden)]
 pub use cpu::Tuning;

@@ -1,0 +1,237 @@
+// ntt.cuh: the radix-2 NTT over BLS12-381 Fr as __host__ __device__ code.
+//
+// The same functions run as CUDA kernels (ntt_kernels.cu) and as a host
+// loop over "blocks" and "threads" (ntt_host.cpp), so CI tests the index
+// maths, the tables and the butterfly structure without a GPU.
+//
+// Algorithm (a decimation-in-frequency transform split into passes):
+// n = 2^L with index i = i1·2^(S−p) + i0 inside a sub-problem of 2^S points
+// (S = L for the first pass). A pass does the size-2^p DFTs over i1 for every
+// i0 (each in shared memory, all p radix-2 levels on chip), leaving slot i1
+// holding output k1 = bitrev_p(i1); multiplies slot (i1, i0) by the fused
+// twiddle ω_{2^S}^(i0·bitrev_p(i1)); and leaves 2^p independent sub-problems
+// of 2^(S−p) contiguous points for the next pass. After the last pass,
+// position i holds X[bitrev_L(i)] (natural in, bit-reversed out).
+// The DIT transform is the exact transpose: passes in reverse order, the
+// fused twiddle before the butterflies, levels from small to large, and
+// (u, v) → (u + w·v, u − w·v): bit-reversed in, natural out.
+//
+// Tables (built on the host in Rust, uploaded once per device), all powers of
+// the canonical roots ω_m = ROOT_OF_UNITY^(2^32/m) that bellperson uses:
+//   [TW_FWD + h + x] = ω_{2h}^x, [TW_INV + h + x] = ω_{2h}^−x (h < 2^10)
+//   [TW_LO + j] = ω_{2^28}^j, [TW_HI + j] = ω_{2^28}^(j·2^14) (j < 2^14)
+// so every twiddle of every size is one lookup (inner levels) or one product
+// of two lookups (fused twiddles: exponent e < 2^28 in units of ω_{2^28};
+// the inverse uses 2^28 − e). 34 816 entries, 1.06 MiB.
+// Scale tables (coset shift s and constant k): [j] = s^j, [SC_HI + j] =
+// k·s^(j·2^14): the factor for logical index e is one product.
+#pragma once
+
+#include "bls12_381.cuh"
+
+namespace cuzk {
+namespace ntt {
+
+constexpr uint32_t MAX_LOG = 28;
+constexpr uint32_t MAX_PASS_LOG = 10;  // 2^10 Fr = 32 KiB of shared memory per block
+constexpr uint32_t INNER = 1u << MAX_PASS_LOG;
+constexpr uint32_t SPLIT = 14;  // two-level tables: 14 + 14 bits cover 2^28
+constexpr uint32_t SPLIT_MASK = (1u << SPLIT) - 1;
+constexpr uint32_t TW_FWD = 0;
+constexpr uint32_t TW_INV = INNER;
+constexpr uint32_t TW_LO = 2 * INNER;
+constexpr uint32_t TW_HI = 2 * INNER + (1u << SPLIT);
+constexpr uint32_t TW_LEN = 2 * INNER + 2 * (1u << SPLIT);
+constexpr uint32_t SC_HI = 1u << SPLIT;
+constexpr uint32_t SC_LEN = 2u << SPLIT;
+constexpr uint32_t MAX_PASSES = (MAX_LOG + MAX_PASS_LOG - 1) / MAX_PASS_LOG;
+
+// Flags (same values as cuzk_ntt.h).
+constexpr uint32_t F_INVERSE = 1;    // ω^−1 everywhere (no 1/n: use a scale table)
+constexpr uint32_t F_DIT = 2;        // bit-reversed in, natural out (else DIF)
+constexpr uint32_t F_SCALE_IN = 4;   // multiply inputs by scale(logical index)
+constexpr uint32_t F_SCALE_OUT = 8;  // multiply outputs by scale(logical index)
+
+CUZK_HD CUZK_INLINE uint32_t bitrev(uint32_t x, uint32_t bits) {
+    if (bits == 0) return 0;
+#if CUZK_DEVICE_PATH
+    return __brev(x) >> (32 - bits);
+#else
+    uint32_t r = 0;
+    for (uint32_t b = 0; b < bits; b++) r |= ((x >> b) & 1u) << (bits - 1 - b);
+    return r;
+#endif
+}
+
+// One pass in DIF order: sub-problems of 2^S points, p levels, 2^q
+// sub-transforms per block.
+struct Pass {
+    uint32_t log_n;
+    uint32_t S;
+    uint32_t p;
+    uint32_t q;
+    bool first;  // S == log_n
+    bool last;   // S == p
+};
+
+struct Plan {
+    uint32_t count;
+    Pass pass[MAX_PASSES];
+};
+
+// Balanced split of L levels into ceil(L/10) passes (2^27: 9+9+9, 2^28:
+// 10+9+9). q fills a block to min(2^10, n) points.
+CUZK_HD inline Plan make_plan(uint32_t log_n) {
+    Plan pl{};
+    if (log_n == 0) return pl;
+    uint32_t np = (log_n + MAX_PASS_LOG - 1) / MAX_PASS_LOG;
+    uint32_t base = log_n / np, rem = log_n % np, S = log_n;
+    pl.count = np;
+    for (uint32_t j = 0; j < np; j++) {
+        Pass &ps = pl.pass[j];
+        ps.log_n = log_n;
+        ps.S = S;
+        ps.p = base + (j < rem ? 1u : 0u);
+        uint32_t room = MAX_PASS_LOG - ps.p, avail = log_n - ps.p;
+        ps.q = room < avail ? room : avail;
+        ps.first = (j == 0);
+        ps.last = (j + 1 == np);
+        S -= ps.p;
+    }
+    return pl;
+}
+
+CUZK_HD CUZK_INLINE uint32_t block_elems(const Pass &ps) { return 1u << (ps.p + ps.q); }
+CUZK_HD CUZK_INLINE uint32_t block_threads(const Pass &ps) { return 1u << (ps.p + ps.q - 1); }
+CUZK_HD CUZK_INLINE size_t grid_blocks(const Pass &ps) { return size_t(1) << (ps.log_n - ps.p - ps.q); }
+
+struct Ctx {
+    fr_t *data;
+    const fr_t *tw;
+    const fr_t *sc;  // may be null when no F_SCALE_* flag
+    uint32_t flags;
+    Pass ps;
+};
+
+// Global position of slot i1 of sub-transform g.
+CUZK_HD CUZK_INLINE size_t position(const Pass &ps, size_t g, uint32_t i1, size_t *i0_out) {
+    uint32_t lo = ps.S - ps.p;
+    size_t o = g >> lo, i0 = g & ((size_t(1) << lo) - 1);
+    *i0_out = i0;
+    return (o << ps.S) + (size_t(i1) << lo) + i0;
+}
+
+// ω_{2^28}^e (or ω^−e), e < 2^28.
+CUZK_HD CUZK_INLINE fr_t big_root(const fr_t *tw, uint32_t e, bool inv) {
+    if (inv) e = ((1u << MAX_LOG) - e) & ((1u << MAX_LOG) - 1);
+    return tw[TW_LO + (e & SPLIT_MASK)] * tw[TW_HI + (e >> SPLIT)];
+}
+
+CUZK_HD CUZK_INLINE fr_t scale_at(const fr_t *sc, size_t e) {
+    return sc[e & SPLIT_MASK] * sc[SC_HI + (e >> SPLIT)];
+}
+
+// The fused twiddle of slot (i1, i0): ω_{2^S}^(i0·bitrev_p(i1)).
+CUZK_HD CUZK_INLINE void fused_twiddle(const Ctx &c, fr_t &x, size_t i0, uint32_t i1) {
+    uint32_t e = uint32_t(i0) * bitrev(i1, c.ps.p);  // < 2^S ≤ 2^28
+    if (e == 0) return;
+    x = x * big_root(c.tw, e << (MAX_LOG - c.ps.S), (c.flags & F_INVERSE) != 0);
+}
+
+CUZK_HD CUZK_INLINE bool scales_in(const Ctx &c) {
+    bool dit = (c.flags & F_DIT) != 0;
+    return (c.flags & F_SCALE_IN) && (dit ? c.ps.last : c.ps.first);
+}
+CUZK_HD CUZK_INLINE bool scales_out(const Ctx &c) {
+    bool dit = (c.flags & F_DIT) != 0;
+    return (c.flags & F_SCALE_OUT) && (dit ? c.ps.first : c.ps.last);
+}
+
+// Logical index of the element at `pos`: DIF input and DIT output are in
+// natural order, DIF output and DIT input bit-reversed.
+CUZK_HD CUZK_INLINE size_t logical(const Ctx &c, size_t pos, bool input) {
+    bool dit = (c.flags & F_DIT) != 0;
+    bool natural = (dit != input);
+    return natural ? pos : bitrev(uint32_t(pos), c.ps.log_n);
+}
+
+// Thread `tid` of block `block` loads its two elements into `smem`.
+// Element e of the block: sub-transform e mod 2^q, slot e >> q; consecutive
+// threads read consecutive i0 (adjacent addresses) wherever q > 0.
+CUZK_HD inline void pass_load(const Ctx &c, size_t block, uint32_t tid, fr_t *smem) {
+    const Pass &ps = c.ps;
+    uint32_t C = 1u << ps.q, half = block_threads(ps);
+    bool dit = (c.flags & F_DIT) != 0;
+    for (uint32_t k = 0; k < 2; k++) {
+        uint32_t e = tid + k * half;
+        size_t i0;
+        size_t pos = position(ps, block * C + (e & (C - 1)), e >> ps.q, &i0);
+        fr_t x = c.data[pos];
+        if (scales_in(c)) x = x * scale_at(c.sc, logical(c, pos, true));
+        if (dit && !ps.last) fused_twiddle(c, x, i0, e >> ps.q);
+        smem[e] = x;
+    }
+}
+
+// Level `l` (0-based in execution order) of the pass: thread `tid` does
+// butterfly tid. smem[i1·2^q + c] holds slot i1 of local sub-transform c.
+CUZK_HD inline void pass_level(const Ctx &c, uint32_t l, uint32_t tid, fr_t *smem) {
+    const Pass &ps = c.ps;
+    bool dit = (c.flags & F_DIT) != 0;
+    uint32_t log_hh = dit ? l : ps.p - 1 - l;
+    uint32_t hh = 1u << log_hh;
+    uint32_t col = tid & ((1u << ps.q) - 1), b = tid >> ps.q;
+    uint32_t j = b & (hh - 1);
+    uint32_t i1a = ((b >> log_hh) << (log_hh + 1)) + j;
+    uint32_t ia = (i1a << ps.q) + col, ib = ia + (hh << ps.q);
+    const fr_t *tab = c.tw + ((c.flags & F_INVERSE) ? TW_INV : TW_FWD);
+    fr_t u = smem[ia], v = smem[ib];
+    if (dit) {
+        if (j != 0) v = v * tab[hh + j];
+        smem[ia] = u + v;
+        smem[ib] = u - v;
+    } else {
+        fr_t d = u - v;
+        smem[ia] = u + v;
+        smem[ib] = (j != 0) ? d * tab[hh + j] : d;
+    }
+}
+
+CUZK_HD inline void pass_store(const Ctx &c, size_t block, uint32_t tid, const fr_t *smem) {
+    const Pass &ps = c.ps;
+    uint32_t C = 1u << ps.q, half = block_threads(ps);
+    bool dit = (c.flags & F_DIT) != 0;
+    for (uint32_t k = 0; k < 2; k++) {
+        uint32_t e = tid + k * half;
+        size_t i0;
+        size_t pos = position(ps, block * C + (e & (C - 1)), e >> ps.q, &i0);
+        fr_t x = smem[e];
+        if (!dit && !ps.last) fused_twiddle(c, x, i0, e >> ps.q);
+        if (scales_out(c)) x = x * scale_at(c.sc, logical(c, pos, false));
+        c.data[pos] = x;
+    }
+}
+
+// Order in which the passes of a plan run: DIF first to last, DIT reversed.
+CUZK_HD CUZK_INLINE uint32_t exec_index(const Plan &pl, uint32_t step, uint32_t flags) {
+    return (flags & F_DIT) ? pl.count - 1 - step : step;
+}
+
+// Pointwise operations of the H step.
+constexpr int32_t PW_MUL = 0;      // a ← a·b
+constexpr int32_t PW_SUB_MUL = 1;  // a ← (a − b)·k
+constexpr int32_t PW_SCALE = 2;    // a ← a·k
+
+CUZK_HD CUZK_INLINE void pointwise(int32_t op, fr_t &a, const fr_t *b, const fr_t &k) {
+    if (op == PW_MUL)
+        a = a * *b;
+    else if (op == PW_SUB_MUL)
+        a = (a - *b) * k;
+    else
+        a = a * k;
+}
+
+CUZK_HD CUZK_INLINE bool valid_flags(uint32_t flags) { return flags < 16; }
+
+}  // namespace ntt
+}  // namespace cuzk

@@ -1,0 +1,64 @@
+// ntt_host.cpp: the host twin of ntt_kernels.cu. The kernels' per-thread
+// functions (ntt.cuh) run in loops over blocks and threads, with a
+// "__syncthreads" between the loops, so a CPU test exercises exactly the
+// index maths, tables and butterfly order of the device.
+#include <vector>
+
+#include "cuzk_ntt.h"
+#include "ntt.cuh"
+
+using namespace cuzk;
+using namespace cuzk::ntt;
+
+extern "C" {
+
+int32_t cuzk_ntt_host_run(void *data, uint32_t log_n, uint32_t flags, const void *tw, const void *sc) {
+    if (!data || !tw || log_n > MAX_LOG || !valid_flags(flags)) return CUZK_ERR_INVALID_ARG;
+    if ((flags & (F_SCALE_IN | F_SCALE_OUT)) && !sc) return CUZK_ERR_INVALID_ARG;
+    fr_t *d = static_cast<fr_t *>(data);
+    const fr_t *t = static_cast<const fr_t *>(tw);
+    const fr_t *s = static_cast<const fr_t *>(sc);
+    if (log_n == 0) {  // one point: the transform is the identity
+        if (flags & F_SCALE_IN) d[0] = d[0] * scale_at(s, 0);
+        if (flags & F_SCALE_OUT) d[0] = d[0] * scale_at(s, 0);
+        return 0;
+    }
+    Plan pl = make_plan(log_n);
+    std::vector<fr_t> smem(INNER);
+    for (uint32_t step = 0; step < pl.count; step++) {
+        Ctx c{d, t, s, flags, pl.pass[exec_index(pl, step, flags)]};
+        uint32_t threads = block_threads(c.ps);
+        for (size_t b = 0; b < grid_blocks(c.ps); b++) {
+            for (uint32_t i = 0; i < threads; i++) pass_load(c, b, i, smem.data());
+            for (uint32_t l = 0; l < c.ps.p; l++)
+                for (uint32_t i = 0; i < threads; i++) pass_level(c, l, i, smem.data());
+            for (uint32_t i = 0; i < threads; i++) pass_store(c, b, i, smem.data());
+        }
+    }
+    return 0;
+}
+
+int32_t cuzk_ntt_host_bitrev(void *data, uint32_t log_n) {
+    if (!data || log_n > MAX_LOG) return CUZK_ERR_INVALID_ARG;
+    fr_t *d = static_cast<fr_t *>(data);
+    for (uint32_t i = 0; i < (1u << log_n); i++) {
+        uint32_t j = bitrev(i, log_n);
+        if (i < j) {
+            fr_t x = d[i];
+            d[i] = d[j];
+            d[j] = x;
+        }
+    }
+    return 0;
+}
+
+int32_t cuzk_ntt_host_pointwise(int32_t op, void *a, const void *b, const void *k, size_t n) {
+    if (op < PW_MUL || op > PW_SCALE || !a || !k || (op != PW_SCALE && !b)) return CUZK_ERR_INVALID_ARG;
+    fr_t *x = static_cast<fr_t *>(a);
+    const fr_t *y = static_cast<const fr_t *>(b);
+    const fr_t kk = *static_cast<const fr_t *>(k);
+    for (size_t i = 0; i < n; i++) pointwise(op, x[i], y ? y + i : nullptr, kk);
+    return 0;
+}
+
+}  // extern "C"

@@ -1,0 +1,108 @@
+// ntt_kernels.cu: the NTT passes, the bit-reversal permutation and the
+// pointwise H-step operations on the device. The per-thread logic lives in
+// ntt.cuh (shared with the host twin ntt_host.cpp); this file only launches.
+#include "cuzk_error.cuh"
+#include "cuzk_ntt.h"
+#include "ntt.cuh"
+
+using namespace cuzk;
+using namespace cuzk::ntt;
+
+namespace {
+
+// One block = 2^q sub-transforms of 2^p points in shared memory (≤ 32 KiB),
+// 2^(p+q−1) threads, one butterfly each per level.
+__global__ void pass_kernel(Ctx c) {
+    extern __shared__ uint4 smem_raw[];
+    fr_t *smem = reinterpret_cast<fr_t *>(smem_raw);
+    size_t block = blockIdx.x;
+    uint32_t tid = threadIdx.x;
+    pass_load(c, block, tid, smem);
+    __syncthreads();
+    for (uint32_t l = 0; l < c.ps.p; l++) {
+        pass_level(c, l, tid, smem);
+        __syncthreads();
+    }
+    pass_store(c, block, tid, smem);
+}
+
+__global__ void single_scale_kernel(fr_t *d, const fr_t *sc, uint32_t times) {
+    for (uint32_t i = 0; i < times; i++) d[0] = d[0] * scale_at(sc, 0);
+}
+
+__global__ void bitrev_kernel(fr_t *d, uint32_t log_n) {
+    uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= (1u << log_n)) return;
+    uint32_t j = bitrev(i, log_n);
+    if (i < j) {
+        fr_t x = d[i];
+        d[i] = d[j];
+        d[j] = x;
+    }
+}
+
+__global__ void pointwise_kernel(int32_t op, fr_t *a, const fr_t *b, fr_t k, size_t n) {
+    size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    pointwise(op, a[i], b ? b + i : nullptr, k);
+}
+
+constexpr uint32_t kThreads = 256;
+
+}  // namespace
+
+extern "C" {
+
+cuzk_error cuzk_ntt_gpu_run(void *data, uint32_t log_n, uint32_t flags, const void *tw, const void *sc,
+                            cuzk_stream stream) {
+    return guard([&] {
+        if (!data || !tw || log_n > MAX_LOG || !valid_flags(flags)) return invalid("ntt: bad arguments");
+        if ((flags & (F_SCALE_IN | F_SCALE_OUT)) && !sc) return invalid("ntt: scale flag without table");
+        cudaStream_t s = static_cast<cudaStream_t>(stream);
+        fr_t *d = static_cast<fr_t *>(data);
+        const fr_t *t = static_cast<const fr_t *>(tw);
+        const fr_t *k = static_cast<const fr_t *>(sc);
+        if (log_n == 0) {
+            uint32_t times = ((flags & F_SCALE_IN) ? 1u : 0u) + ((flags & F_SCALE_OUT) ? 1u : 0u);
+            if (times == 0) return ok();
+            single_scale_kernel<<<1, 1, 0, s>>>(d, k, times);
+            return after_launch();
+        }
+        Plan pl = make_plan(log_n);
+        for (uint32_t step = 0; step < pl.count; step++) {
+            Ctx c{d, t, k, flags, pl.pass[exec_index(pl, step, flags)]};
+            size_t smem = size_t(block_elems(c.ps)) * sizeof(fr_t);
+            pass_kernel<<<(unsigned)grid_blocks(c.ps), block_threads(c.ps), smem, s>>>(c);
+            cuzk_error e = after_launch();
+            if (e.code != 0) return e;
+        }
+        return ok();
+    });
+}
+
+cuzk_error cuzk_ntt_gpu_bitrev(void *data, uint32_t log_n, cuzk_stream stream) {
+    return guard([&] {
+        if (!data || log_n > MAX_LOG) return invalid("bitrev: bad arguments");
+        uint32_t n = 1u << log_n;
+        bitrev_kernel<<<(n + kThreads - 1) / kThreads, kThreads, 0, static_cast<cudaStream_t>(stream)>>>(
+            static_cast<fr_t *>(data), log_n);
+        return after_launch();
+    });
+}
+
+cuzk_error cuzk_ntt_gpu_pointwise(int32_t op, void *a, const void *b, const void *k, size_t n,
+                                  cuzk_stream stream) {
+    return guard([&] {
+        if (op < PW_MUL || op > PW_SCALE || !a || !k || (op != PW_SCALE && !b))
+            return invalid("pointwise: bad arguments");
+        if (n == 0) return ok();
+        size_t blocks = (n + kThreads - 1) / kThreads;
+        if (blocks > 0x7fffffffu) return invalid("pointwise: n too large");
+        fr_t kk = *static_cast<const fr_t *>(k);
+        pointwise_kernel<<<(unsigned)blocks, kThreads, 0, static_cast<cudaStream_t>(stream)>>>(
+            op, static_cast<fr_t *>(a), static_cast<const fr_t *>(b), kk, n);
+        return after_launch();
+    });
+}
+
+}  // extern "C"

@@ -1,0 +1,317 @@
+//! The only unsafe code besides `cpu::blst_ops`: the six C functions of
+//! `cuda/cuzk_ntt.h`, declared by hand rather than through bindgen because
+//! the surface is six flat signatures of pointers and integers (a generated
+//! file plus an xtask check would be larger than the declarations), and
+//! wrapped here in safe functions that check lengths first.
+#![allow(unsafe_code)]
+
+use crate::NttError;
+use cuzk_field::Fr;
+use std::ffi::c_void;
+
+/// Length of the twiddle table (see `cuda/ntt.cuh`).
+pub(crate) const TW_LEN: usize = 2 * 1024 + 2 * (1 << 14);
+/// Length of a scale table.
+pub(crate) const SC_LEN: usize = 2 << 14;
+
+extern "C" {
+    fn cuzk_ntt_host_run(
+        data: *mut c_void,
+        log_n: u32,
+        flags: u32,
+        tw: *const c_void,
+        sc: *const c_void,
+    ) -> i32;
+    fn cuzk_ntt_host_bitrev(data: *mut c_void, log_n: u32) -> i32;
+    fn cuzk_ntt_host_pointwise(
+        op: i32,
+        a: *mut c_void,
+        b: *const c_void,
+        k: *const c_void,
+        n: usize,
+    ) -> i32;
+}
+
+fn host_status(code: i32, what: &'static str) -> Result<(), NttError> {
+    if code == 0 {
+        Ok(())
+    } else {
+        Err(NttError::Twin(what))
+    }
+}
+
+fn log2_exact(len: usize) -> Result<u32, NttError> {
+    if !len.is_power_of_two() {
+        return Err(NttError::NotPowerOfTwo(len));
+    }
+    let log_n = len.trailing_zeros();
+    if log_n > crate::MAX_LOG_SIZE {
+        return Err(NttError::DomainTooLarge {
+            log_size: log_n,
+            max_log_size: crate::MAX_LOG_SIZE,
+        });
+    }
+    Ok(log_n)
+}
+
+fn scale_ptr(sc: Option<&[Fr]>) -> Result<*const c_void, NttError> {
+    match sc {
+        None => Ok(std::ptr::null()),
+        Some(s) if s.len() == SC_LEN => Ok(s.as_ptr().cast()),
+        Some(s) => Err(NttError::LengthMismatch {
+            expected: SC_LEN,
+            got: s.len(),
+        }),
+    }
+}
+
+/// The host twin of one device transform (`flags` as in `cuzk_ntt.h`).
+pub(crate) fn host_run(
+    data: &mut [Fr],
+    flags: u32,
+    tw: &[Fr],
+    sc: Option<&[Fr]>,
+) -> Result<(), NttError> {
+    let log_n = log2_exact(data.len())?;
+    if tw.len() != TW_LEN {
+        return Err(NttError::LengthMismatch {
+            expected: TW_LEN,
+            got: tw.len(),
+        });
+    }
+    let sp = scale_ptr(sc)?;
+    // SAFETY: data holds 2^log_n Fr (checked), tw TW_LEN and sc SC_LEN (or
+    // null, which the C side rejects when a scale flag asks for it); Fr is
+    // blst_fr, the layout fr_t expects; the call reads and writes only those.
+    let rc = unsafe {
+        cuzk_ntt_host_run(
+            data.as_mut_ptr().cast(),
+            log_n,
+            flags,
+            tw.as_ptr().cast(),
+            sp,
+        )
+    };
+    host_status(rc, "host twin rejected the transform arguments")
+}
+
+/// The host twin of the bit-reversal kernel.
+pub(crate) fn host_bitrev(data: &mut [Fr]) -> Result<(), NttError> {
+    let log_n = log2_exact(data.len())?;
+    // SAFETY: data holds exactly 2^log_n elements.
+    let rc = unsafe { cuzk_ntt_host_bitrev(data.as_mut_ptr().cast(), log_n) };
+    host_status(rc, "host twin rejected the permutation arguments")
+}
+
+/// The host twin of the pointwise kernel: `a[i] = op(a[i], b[i], k)`.
+pub(crate) fn host_pointwise(
+    op: i32,
+    a: &mut [Fr],
+    b: Option<&[Fr]>,
+    k: Fr,
+) -> Result<(), NttError> {
+    let bp = match b {
+        Some(b) if b.len() == a.len() => b.as_ptr().cast(),
+        Some(b) => {
+            return Err(NttError::LengthMismatch {
+                expected: a.len(),
+                got: b.len(),
+            })
+        }
+        None => std::ptr::null(),
+    };
+    let k = [k];
+    // SAFETY: a and b (if any) hold a.len() elements; k one.
+    let rc = unsafe {
+        cuzk_ntt_host_pointwise(op, a.as_mut_ptr().cast(), bp, k.as_ptr().cast(), a.len())
+    };
+    host_status(rc, "host twin rejected the pointwise arguments")
+}
+
+#[cfg(feature = "cuda")]
+pub(crate) mod device {
+    //! The device entry points, on raw device pointers.
+    use super::*;
+    use cuzk_gpu::sys::{cuzk_error, cuzk_error_free, cuzk_stream};
+    use cuzk_gpu::{DeviceBuffer, GpuError, Stream};
+
+    extern "C" {
+        fn cuzk_ntt_gpu_run(
+            data: *mut c_void,
+            log_n: u32,
+            flags: u32,
+            tw: *const c_void,
+            sc: *const c_void,
+            stream: cuzk_stream,
+        ) -> cuzk_error;
+        fn cuzk_ntt_gpu_bitrev(data: *mut c_void, log_n: u32, stream: cuzk_stream) -> cuzk_error;
+        fn cuzk_ntt_gpu_pointwise(
+            op: i32,
+            a: *mut c_void,
+            b: *const c_void,
+            k: *const c_void,
+            n: usize,
+            stream: cuzk_stream,
+        ) -> cuzk_error;
+    }
+
+    /// Turns a shim result into a `Result` (the mapping of cuzk-gpu's
+    /// `check`, which is crate-private there), freeing the message.
+    fn check(e: cuzk_error) -> Result<(), NttError> {
+        if e.code == 0 && e.msg.is_null() {
+            return Ok(());
+        }
+        let msg = if e.msg.is_null() {
+            String::new()
+        } else {
+            // SAFETY: a non-null msg is a NUL-terminated malloc'd string
+            // owned by us (cuzk_gpu.h contract), not yet freed.
+            unsafe { std::ffi::CStr::from_ptr(e.msg) }
+                .to_string_lossy()
+                .into_owned()
+        };
+        // SAFETY: frees exactly the message we were handed, once.
+        unsafe { cuzk_error_free(e) };
+        let err = match e.code {
+            0 => return Ok(()),
+            cuzk_gpu::sys::CUZK_ERR_NOT_BUILT => GpuError::NotBuilt,
+            cuzk_gpu::sys::CUZK_ERR_NO_DEVICE => GpuError::NoDevice(msg),
+            cuzk_gpu::sys::CUZK_ERR_INVALID_ARG => GpuError::InvalidArgument(msg),
+            cuzk_gpu::sys::CUZK_ERR_HOST_ALLOC => GpuError::HostAlloc(msg),
+            cuzk_gpu::sys::CUZK_ERR_EXCEPTION => GpuError::Exception(msg),
+            code => {
+                let (name, message) = match msg.split_once(": ") {
+                    Some((n, m)) => (n.to_string(), m.to_string()),
+                    None => (format!("cudaError({code})"), msg),
+                };
+                GpuError::Cuda {
+                    code,
+                    name,
+                    message,
+                }
+            }
+        };
+        Err(NttError::Gpu(err))
+    }
+
+    /// Makes the stream's device current on this thread: a kernel launched
+    /// onto another device's stream fails (matters with several GPUs).
+    fn bind(stream: &Stream) -> Result<(), NttError> {
+        stream.device().bind().map_err(NttError::Gpu)
+    }
+
+    /// Enqueues one transform on `stream`. The buffers' lengths are
+    /// checked; all device work on them is ordered by `stream`.
+    pub(crate) fn run(
+        stream: &Stream,
+        data: &mut DeviceBuffer<Fr>,
+        flags: u32,
+        tw: &DeviceBuffer<Fr>,
+        sc: Option<&DeviceBuffer<Fr>>,
+    ) -> Result<(), NttError> {
+        let log_n = log2_exact(data.len())?;
+        bind(stream)?;
+        if tw.len() != TW_LEN || sc.is_some_and(|s| s.len() != SC_LEN) {
+            return Err(NttError::Twin("device tables of the wrong length"));
+        }
+        let sp = sc.map_or(std::ptr::null(), |s| s.as_ptr());
+        // SAFETY: device pointers of live buffers with the lengths the
+        // kernels index (2^log_n, TW_LEN, SC_LEN); the launch is ordered on
+        // `stream`, and the buffers are freed only after cudaFree, which
+        // waits for pending work.
+        check(unsafe {
+            cuzk_ntt_gpu_run(
+                data.as_mut_ptr(),
+                log_n,
+                flags,
+                tw.as_ptr(),
+                sp,
+                stream.raw(),
+            )
+        })
+    }
+
+    /// Enqueues the in-place bit-reversal permutation.
+    pub(crate) fn bitrev(stream: &Stream, data: &mut DeviceBuffer<Fr>) -> Result<(), NttError> {
+        let log_n = log2_exact(data.len())?;
+        bind(stream)?;
+        // SAFETY: a live device buffer of exactly 2^log_n elements.
+        check(unsafe { cuzk_ntt_gpu_bitrev(data.as_mut_ptr(), log_n, stream.raw()) })
+    }
+
+    /// Enqueues `a[i] = op(a[i], b[i], k)`.
+    pub(crate) fn pointwise(
+        stream: &Stream,
+        op: i32,
+        a: &mut DeviceBuffer<Fr>,
+        b: Option<&DeviceBuffer<Fr>>,
+        k: Fr,
+    ) -> Result<(), NttError> {
+        if let Some(b) = b {
+            if b.len() != a.len() {
+                return Err(NttError::LengthMismatch {
+                    expected: a.len(),
+                    got: b.len(),
+                });
+            }
+        }
+        bind(stream)?;
+        let bp = b.map_or(std::ptr::null(), |b| b.as_ptr());
+        let k = [k];
+        // SAFETY: live device buffers of a.len() elements; `k` is a host
+        // value the C side copies into the launch before returning.
+        check(unsafe {
+            cuzk_ntt_gpu_pointwise(
+                op,
+                a.as_mut_ptr(),
+                bp,
+                k.as_ptr().cast(),
+                a.len(),
+                stream.raw(),
+            )
+        })
+    }
+
+    /// Copies `src` into the first `src.len()` elements of `dst` and zeroes
+    /// the rest, on `stream`, waiting for the copy (src is pageable).
+    pub(crate) fn upload_padded(
+        stream: &Stream,
+        dst: &mut DeviceBuffer<Fr>,
+        src: &[Fr],
+    ) -> Result<(), NttError> {
+        if src.len() > dst.len() {
+            return Err(NttError::LengthMismatch {
+                expected: dst.len(),
+                got: src.len(),
+            });
+        }
+        let elem = std::mem::size_of::<Fr>();
+        let head = std::mem::size_of_val(src);
+        let base = dst.as_mut_ptr().cast::<u8>();
+        if !src.is_empty() {
+            // SAFETY: dst holds ≥ src.len() elements; src is valid for the
+            // bytes copied, and we synchronise before returning.
+            check(unsafe {
+                cuzk_gpu::sys::cuzk_memcpy_async(
+                    base.cast(),
+                    src.as_ptr().cast(),
+                    head,
+                    stream.raw(),
+                )
+            })?;
+        }
+        let tail = dst.len() - src.len();
+        if tail > 0 {
+            // SAFETY: the tail [src.len(), dst.len()) lies inside dst.
+            check(unsafe {
+                cuzk_gpu::sys::cuzk_memset_async(
+                    base.add(head).cast(),
+                    0,
+                    tail * elem,
+                    stream.raw(),
+                )
+            })?;
+        }
+        stream.synchronize().map_err(NttError::Gpu)
+    }
+}
