@@ -305,21 +305,22 @@ fn prove_tree<Tree: 'static + MerkleTreeTrait>(
     let Prepared { circuits, inputs } = timings.time("circuits", || prepare::<Tree>(c1, config))?;
     let partitions = circuits.len();
 
-    // Counts only (no witness): catches a wrong file before the costly steps.
-    let shape = timings.time("count_shape", || {
-        cuzk_synth::count_shape(circuits[0].clone())
-    })?;
-    check_params(&params_path, &info, &shape, None)?;
-
-    let params = timings.time("load_params", || {
-        Parameters::load(&params_path, CheckMode::Trusted)
-    })?;
-    let pvk = params.vk.prepare();
-
+    // Batch size from the file's counts (the domain bounds the constraint
+    // count from above). No separate counting pass: on a 32 GiB partition
+    // count_shape alone takes ~1 min of one core, and the full check after
+    // synthesis (every count, A/B densities included) runs before the
+    // parameters are loaded anyway.
+    let estimate = Shape {
+        num_inputs: info.ic,
+        num_aux: info.l,
+        num_constraints: info.domain_size(),
+    };
     let batch = opts
         .partition_batch
-        .unwrap_or_else(|| (opts.memory_budget / shape.proving_bytes().max(1)).max(1))
+        .unwrap_or_else(|| (opts.memory_budget / estimate.proving_bytes().max(1)).max(1))
         .clamp(1, partitions);
+    let mut loaded: Option<(Parameters, cuzk_groth16::PreparedVerifyingKey)> = None;
+    let mut shape = None;
     let mut proofs = Vec::with_capacity(partitions);
     let mut circuits = circuits.into_iter();
     let mut k0 = 0;
@@ -342,11 +343,20 @@ fn prove_tree<Tree: 'static + MerkleTreeTrait>(
                     "partition {k}: the circuit's public inputs differ from generate_public_inputs"
                 )));
             }
+            shape.get_or_insert(pa.shape());
+            if loaded.is_none() {
+                let params = timings.time("load_params", || {
+                    Parameters::load(&params_path, CheckMode::Trusted)
+                })?;
+                let pvk = params.vk.prepare();
+                loaded = Some((params, pvk));
+            }
+            let (params, pvk) = loaded.as_ref().expect("loaded above");
             let (r, s) = (
                 <Fr as ff::Field>::random(OsRng),
                 <Fr as ff::Field>::random(OsRng),
             );
-            let out = cuzk_groth16::prove_assignment(&params, Some(&pvk), pa, r, s, opts.backend)?;
+            let out = cuzk_groth16::prove_assignment(params, Some(pvk), pa, r, s, opts.backend)?;
             timings.merge(&out.timings);
             proofs.push(out.proof);
         }
@@ -355,7 +365,7 @@ fn prove_tree<Tree: 'static + MerkleTreeTrait>(
     Ok(C2Output {
         proof: Proof::many_to_bytes(&proofs),
         partitions,
-        shape,
+        shape: shape.expect("at least one partition (checked in prepare)"),
         params_path,
         timings,
     })

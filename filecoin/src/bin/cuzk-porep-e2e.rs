@@ -85,9 +85,16 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
         match a.as_str() {
             "--sector-size" => size = parse_size(it.next().ok_or("--sector-size needs a value")?)?,
             "--reference" => reference = true,
+            "--generator" => {
+                generator = match it.next().map(String::as_str) {
+                    Some("cuzk") => testdata::ParamsGenerator::Cuzk,
+                    Some("filecoin-proofs") => testdata::ParamsGenerator::FilecoinProofs,
+                    v => return Err(format!("--generator cuzk|filecoin-proofs, got {v:?}").into()),
+                }
+            }
             other => {
                 return Err(format!(
-                    "unknown argument {other:?} (use --sector-size S, --reference)"
+                    "unknown argument {other:?} (use --sector-size S, --reference, --generator G)"
                 )
                 .into())
             }
