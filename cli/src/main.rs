@@ -35,14 +35,81 @@ enum Cmd {
     Demo(cmd::demo::Args),
     /// Generate test parameters for a built-in circuit (seeded; NOT for production).
     Setup(cmd::setup::Args),
-    /// Prove a built-in circuit with a `.params` file.
-    Prove(cmd::prove::Args),
-    /// Verify proofs with a `.vk` or `.params` file.
-    Verify(cmd::verify::Args),
+    /// Prove a built-in circuit with a `.params` file, or `prove porep` for Filecoin C2.
+    Prove(ProveCmd),
+    /// Verify proofs with a `.vk` or `.params` file, or `verify porep` for Filecoin C2.
+    Verify(VerifyCmd),
+    /// Make local Filecoin test data (parameters and a sealed test sector).
+    #[command(subcommand)]
+    Testdata(TestdataSub),
     /// Run j proofs of p partitions through the pipelined engine; report throughput and what bounded it.
     Bench(cmd::bench::Args),
     /// Show the build, the machine, GPUs, and (optionally) a `.params` file's shape.
     Info(cmd::info::Args),
+}
+
+#[derive(clap::Args, Debug)]
+#[command(args_conflicts_with_subcommands = true, subcommand_negates_reqs = true)]
+struct ProveCmd {
+    #[command(subcommand)]
+    sub: Option<ProveSub>,
+    #[command(flatten)]
+    args: cmd::prove::Args,
+}
+
+#[derive(Subcommand, Debug)]
+enum ProveSub {
+    /// Filecoin PoRep commit phase 2 from a C1 output; the proof `seal_commit_phase2` would return.
+    Porep {
+        #[command(flatten)]
+        args: cuzk_filecoin::cli::ProvePorepArgs,
+        /// Prover backend.
+        #[arg(long, value_enum, default_value_t = cmd::BackendChoice::Auto)]
+        backend: cmd::BackendChoice,
+    },
+}
+
+#[derive(clap::Args, Debug)]
+#[command(args_conflicts_with_subcommands = true, subcommand_negates_reqs = true)]
+struct VerifyCmd {
+    #[command(subcommand)]
+    sub: Option<VerifySub>,
+    #[command(flatten)]
+    args: cmd::verify::Args,
+}
+
+#[derive(Subcommand, Debug)]
+enum VerifySub {
+    /// Check a PoRep C2 proof with filecoin-proofs' own `verify_seal`.
+    Porep(cuzk_filecoin::cli::VerifyPorepArgs),
+}
+
+#[derive(Subcommand, Debug)]
+enum TestdataSub {
+    /// Parameters for a test sector size (made once per machine) and a sealed test sector's C1 output.
+    Porep(cuzk_filecoin::cli::TestdataPorepArgs),
+}
+
+fn prove(ctx: &output::Ctx, c: ProveCmd) -> anyhow::Result<()> {
+    match c.sub {
+        None => cmd::prove::run(ctx, c.args),
+        Some(ProveSub::Porep { args, backend }) => {
+            let be = cmd::backend(backend)?;
+            Ok(cuzk_filecoin::cli::run_prove(&args, None, be.as_ref())?)
+        }
+    }
+}
+
+fn verify(ctx: &output::Ctx, c: VerifyCmd) -> anyhow::Result<()> {
+    match c.sub {
+        None => cmd::verify::run(ctx, c.args),
+        Some(VerifySub::Porep(a)) => {
+            if !cuzk_filecoin::cli::run_verify(&a, None)? {
+                anyhow::bail!("the PoRep proof is INVALID");
+            }
+            Ok(())
+        }
+    }
 }
 
 fn main() -> ExitCode {
@@ -75,8 +142,9 @@ fn main() -> ExitCode {
     let res = std::panic::catch_unwind(|| match cli.cmd {
         Cmd::Demo(a) => cmd::demo::run(&ctx, a),
         Cmd::Setup(a) => cmd::setup::run(&ctx, a),
-        Cmd::Prove(a) => cmd::prove::run(&ctx, a),
-        Cmd::Verify(a) => cmd::verify::run(&ctx, a),
+        Cmd::Prove(c) => prove(&ctx, c),
+        Cmd::Verify(c) => verify(&ctx, c),
+        Cmd::Testdata(TestdataSub::Porep(a)) => Ok(cuzk_filecoin::cli::run_testdata(&a)?),
         Cmd::Info(a) => cmd::info::run(&ctx, a),
         Cmd::Bench(a) => cmd::bench::run(&ctx, a),
     });

@@ -13,6 +13,7 @@
 
 mod bindgen;
 mod cuda;
+mod e2e_porep;
 mod gpu_bundle;
 mod sweep;
 
@@ -57,6 +58,18 @@ enum Task {
         #[arg(short = 'p', long = "package")]
         packages: Vec<String>,
     },
+    /// Filecoin end to end: seal a test sector, C2 through cuzk, `verify_seal` (params cached once per machine).
+    E2ePorep {
+        /// Test sector size: 2KiB, 8MiB or 512MiB.
+        #[arg(long, default_value = "2KiB")]
+        sector_size: String,
+        /// Also run filecoin-proofs' own C2 on the same C1 and compare times.
+        #[arg(long)]
+        reference: bool,
+        /// Generate missing parameters with cuzk's setup (~4 min for 2KiB) instead of filecoin-proofs' (~26 min).
+        #[arg(long)]
+        cuzk_generator: bool,
+    },
     /// Run `cuzk bench` over a grid (c, gw, partition workers, sizes): JSON + Markdown + SVG.
     Sweep(Box<sweep::SweepArgs>),
 }
@@ -72,6 +85,11 @@ fn main() -> anyhow::Result<()> {
             packages,
         } => gpu_bundle::run(out, !no_strip, &packages),
         Task::Sweep(args) => sweep::run(*args),
+        Task::E2ePorep {
+            sector_size,
+            reference,
+            cuzk_generator,
+        } => e2e_porep::run(&sector_size, reference, cuzk_generator),
     }
 }
 

@@ -12,16 +12,16 @@ use std::time::Instant;
 pub struct Args {
     #[command(flatten)]
     pub circuit: CircuitArgs,
-    /// The `.params` file (bellperson format).
+    /// The `.params` file (bellperson format). Required.
     #[arg(long)]
-    pub params: PathBuf,
+    pub params: Option<PathBuf>,
     /// Number of circuits to prove as one batch (witness seeds witness_seed, +1, …),
     /// like the partitions of one proof.
     #[arg(long, default_value_t = 1)]
     pub count: usize,
-    /// Where to write the proofs (192 bytes each, concatenated).
+    /// Where to write the proofs (192 bytes each, concatenated). Required.
     #[arg(long)]
-    pub out: PathBuf,
+    pub out: Option<PathBuf>,
     /// Where to write the public inputs (JSON); default: <out>.inputs.json.
     #[arg(long)]
     pub inputs_out: Option<PathBuf>,
@@ -37,10 +37,13 @@ pub struct Args {
 }
 
 pub fn run(ctx: &Ctx, a: Args) -> Result<()> {
+    // Optional in clap only so that `cuzk prove porep` does not need them.
+    let params_path = a.params.clone().context("--params is required")?;
+    let out_path = a.out.clone().context("--out is required")?;
     a.circuit.validate()?;
     anyhow::ensure!(a.count >= 1, "--count must be at least 1");
     let t0 = Instant::now();
-    let params = load_params(ctx, &a.params, a.full_check)?;
+    let params = load_params(ctx, &params_path, a.full_check)?;
     let load = t0.elapsed();
     let be = backend(a.backend)?;
     let circuits = (0..a.count as u64)
@@ -58,17 +61,17 @@ pub fn run(ctx: &Ctx, a: Args) -> Result<()> {
         format!(
             "proving {} with {}",
             a.circuit.shape_name(),
-            a.params.display()
+            params_path.display()
         )
     })?;
     let prove_time = t1.elapsed();
     let proofs: Vec<Proof> = outs.iter().map(|o| o.proof).collect();
-    std::fs::write(&a.out, Proof::many_to_bytes(&proofs))
-        .with_context(|| format!("cannot write {}", a.out.display()))?;
+    std::fs::write(&out_path, Proof::many_to_bytes(&proofs))
+        .with_context(|| format!("cannot write {}", out_path.display()))?;
     let inputs_path = a
         .inputs_out
         .clone()
-        .unwrap_or_else(|| a.out.with_extension("inputs.json"));
+        .unwrap_or_else(|| out_path.with_extension("inputs.json"));
     write_inputs(
         &inputs_path,
         &outs.iter().map(|o| o.inputs.clone()).collect::<Vec<_>>(),
@@ -81,14 +84,14 @@ pub fn run(ctx: &Ctx, a: Args) -> Result<()> {
         println!(
             "{}",
             serde_json::json!({
-                "proofs": a.out, "inputs": inputs_path, "count": a.count, "backend": be.name(),
+                "proofs": out_path, "inputs": inputs_path, "count": a.count, "backend": be.name(),
                 "load_seconds": secs(load), "prove_seconds": secs(prove_time), "stages": timings_json(&total),
             })
         );
     } else {
         ctx.say(format!(
             "{} proof(s) of {} written to {} (inputs: {}); loaded parameters in {:.2} s, proved (and self-checked) in {:.3} s",
-            a.count, a.circuit.shape_name(), a.out.display(), inputs_path.display(), load.as_secs_f64(), prove_time.as_secs_f64()
+            a.count, a.circuit.shape_name(), out_path.display(), inputs_path.display(), load.as_secs_f64(), prove_time.as_secs_f64()
         ));
         if a.timings {
             ctx.say(timings_text(&total));

@@ -9,20 +9,21 @@ use std::path::PathBuf;
 #[derive(clap::Args, Debug)]
 pub struct Args {
     /// Verifying key (`.vk`, bellperson format).
-    #[arg(long, conflicts_with = "params", required_unless_present = "params")]
+    #[arg(long, conflicts_with = "params")]
     pub vk: Option<PathBuf>,
     /// Or a whole `.params` file (only its verifying key is used).
     #[arg(long)]
     pub params: Option<PathBuf>,
-    /// Proof file: one or more 192-byte proofs, concatenated.
+    /// Proof file: one or more 192-byte proofs, concatenated. Required.
     #[arg(long)]
-    pub proof: PathBuf,
+    pub proof: Option<PathBuf>,
     /// Public inputs (JSON as written by `cuzk prove`); default: <proof>.inputs.json.
     #[arg(long)]
     pub inputs: Option<PathBuf>,
 }
 
 pub fn run(ctx: &Ctx, a: Args) -> Result<()> {
+    let proof_path = a.proof.clone().context("--proof is required")?;
     let vk = match (&a.vk, &a.params) {
         (Some(p), _) => {
             VerifyingKey::load(p, CheckMode::Full).context("cannot load verifying key")?
@@ -30,19 +31,19 @@ pub fn run(ctx: &Ctx, a: Args) -> Result<()> {
         (None, Some(p)) => crate::cmd::load_params(ctx, p, false)?.vk,
         (None, None) => bail!("pass --vk or --params"),
     };
-    let bytes =
-        std::fs::read(&a.proof).with_context(|| format!("cannot read {}", a.proof.display()))?;
+    let bytes = std::fs::read(&proof_path)
+        .with_context(|| format!("cannot read {}", proof_path.display()))?;
     let proofs =
-        Proof::many_from_bytes(&bytes).with_context(|| format!("{}", a.proof.display()))?;
+        Proof::many_from_bytes(&bytes).with_context(|| format!("{}", proof_path.display()))?;
     let inputs_path = a
         .inputs
         .clone()
-        .unwrap_or_else(|| a.proof.with_extension("inputs.json"));
+        .unwrap_or_else(|| proof_path.with_extension("inputs.json"));
     let inputs = read_inputs(&inputs_path)?;
     if inputs.len() != proofs.len() {
         bail!(
             "{} holds {} proofs but {} has {} input vectors",
-            a.proof.display(),
+            proof_path.display(),
             proofs.len(),
             inputs_path.display(),
             inputs.len()
