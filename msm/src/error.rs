@@ -39,4 +39,16 @@ pub enum MsmError {
     /// that cannot be classified.
     #[error("{0} selected bases exceed the u32 index range")]
     TooManyPoints(usize),
+    /// GPU MSM: the window width is outside 2..=24, or ceil(256/w)·n does
+    /// not fit the pipeline's u32 offsets.
+    #[error("GPU MSM cannot run {n} points with window {window}")]
+    GpuShape {
+        /// Number of points (scalars).
+        n: usize,
+        /// Window width in bits.
+        window: u32,
+    },
+    /// A GPU call failed (no device, CUDA error, built without `cuda`).
+    #[error(transparent)]
+    Gpu(#[from] cuzk_gpu::GpuError),
 }

@@ -22,9 +22,18 @@
 //! The CPU backend ([`cpu`], re-exported here) runs blst's Pippenger tiles
 //! (XYZZ buckets, signed digits) under rayon, so nested parallel prover code
 //! composes; the points are passed to blst in place, never copied.
-//! A CUDA backend will come behind a `cuda` feature and reuse [`classify()`].
+//! The GPU backend ([`gpu`]) is a Pippenger pipeline written once as
+//! `__host__ __device__` C++ (signed digits from Montgomery scalars, a
+//! per-window counting sort of points by bucket, XYZZ buckets, running-sum
+//! reduction); its host twin ([`gpu::host`]) is always built and tested
+//! against [`msm`] on the CPU.
 //!
-//! Features: none yet.
+//! Features:
+//! - `cuda`: compile the device pipeline with nvcc and enable
+//!   [`gpu::GpuBases`] (device-resident bases: full, sub-range, batch,
+//!   gather/tail, bitmap sum, density split; scalars from host or device)
+//!   and [`gpu::msm_streamed`] (double-buffered chunks for base sets larger
+//!   than device memory). Without it the CPU code builds exactly as before.
 #![deny(unsafe_code)]
 
 pub mod classify;
@@ -32,6 +41,7 @@ pub mod cpu;
 mod error;
 #[allow(unsafe_code)]
 mod ffi;
+pub mod gpu;
 mod plan;
 
 pub use classify::{classify, Classified};

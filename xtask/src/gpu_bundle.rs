@@ -283,6 +283,20 @@ fn utc_now() -> String {
         .unwrap_or_default()
 }
 
+/// Compresses `path` in place to `path.gz` (gzip is on every GPU machine;
+/// `-n` keeps the output independent of timestamps).
+fn gzip(path: &Path) -> Result<()> {
+    let status = Command::new("gzip")
+        .args(["-9", "-n", "-f"])
+        .arg(path)
+        .status()
+        .context("running gzip")?;
+    if !status.success() {
+        bail!("gzip {} failed: {status}", path.display());
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::package_name;
@@ -299,18 +313,4 @@ mod tests {
             "cuzk-gpu"
         );
     }
-}
-
-/// Compresses `path` in place to `path.gz` (gzip is on every GPU machine;
-/// `-n` keeps the output independent of timestamps).
-fn gzip(path: &Path) -> Result<()> {
-    let status = Command::new("gzip")
-        .args(["-9", "-n", "-f"])
-        .arg(path)
-        .status()
-        .context("running gzip")?;
-    if !status.success() {
-        bail!("gzip {} failed: {status}", path.display());
-    }
-    Ok(())
 }

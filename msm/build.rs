@@ -1,0 +1,32 @@
+//! Builds the C++/CUDA parts of cuzk-msm.
+//!
+//! Always: the host C++ twin of the GPU MSM pipeline (`cuda/msm_host.cpp`,
+//! plain C++ through `cc`, no nvcc), which the CPU tests compare with the
+//! CPU MSM.
+//! With the `cuda` feature: the device pipeline (`msm_g1.cu`, `msm_g2.cu`,
+//! `msm_api.cu`) for sm_90 SASS (plus compute_90 PTX): the H200 is the
+//! target, and each extra SASS target is another ptxas pass over the curve
+//! kernels.
+
+fn main() {
+    let includes = ["cuda", "../field/cuda", "../gpu/cuda/include"];
+    for dir in ["cuda", "../field/cuda", "../gpu/cuda/include"] {
+        println!("cargo:rerun-if-changed={dir}");
+    }
+
+    let mut host = cuzk_cuda_build::host_cxx();
+    host.file("cuda/msm_host.cpp");
+    for i in includes {
+        host.include(i);
+    }
+    host.compile("cuzk_msm_host");
+
+    if cuzk_cuda_build::cuda_feature_enabled() {
+        let cuda = cuzk_cuda_build::Cuda::detect_or_exit();
+        cuda.with_archs(&[90]).compile(
+            "cuzk_msm_cuda",
+            &["cuda/msm_g1.cu", "cuda/msm_g2.cu", "cuda/msm_api.cu"],
+            &includes,
+        );
+    }
+}

@@ -1,0 +1,26 @@
+// msm_api.cu: the extern "C" device entry points of cuzk_msm.h.
+#include "msm_device.cuh"
+
+using namespace cuzk;
+using namespace cuzk::msm;
+
+extern "C" {
+
+cuzk_error cuzk_msm_dev_run(int32_t curve, const void *bases, const uint32_t *idx, const void *scalars, uint32_t n,
+                            uint32_t c, void *out, cuzk_stream stream) {
+    if (curve != CUZK_MSM_G1 && curve != CUZK_MSM_G2) return invalid("unknown curve");
+    if (!msm_args_ok(n, c)) return invalid("window must be 2..=24 and ceil(256/c)·n < 2^32");
+    if (!out || (n && (!bases || !scalars))) return invalid("null pointer");
+    return curve == CUZK_MSM_G1 ? g1_msm(bases, idx, scalars, n, c, out, stream)
+                                : g2_msm(bases, idx, scalars, n, c, out, stream);
+}
+
+cuzk_error cuzk_msm_dev_bitmap_sum(int32_t curve, const void *bases, const uint64_t *words, uint32_t nbits, void *out,
+                                   cuzk_stream stream) {
+    if (curve != CUZK_MSM_G1 && curve != CUZK_MSM_G2) return invalid("unknown curve");
+    if (!out || (nbits && (!bases || !words))) return invalid("null pointer");
+    return curve == CUZK_MSM_G1 ? g1_bitmap_sum(bases, words, nbits, out, stream)
+                                : g2_bitmap_sum(bases, words, nbits, out, stream);
+}
+
+}  // extern "C"

@@ -1,0 +1,119 @@
+// msm_device.cuh: the device executor for msm_pipeline.cuh (one thread per
+// index, stream-ordered temporaries) and the per-curve entry templates used
+// by msm_g1.cu / msm_g2.cu. nvcc only.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include "cuzk_error.cuh"
+#include "cuzk_msm.h"
+#include "msm_pipeline.cuh"
+
+namespace cuzk {
+namespace msm {
+
+// A failed CUDA call inside the driver; turned back into a cuzk_error.
+struct cuda_failure {
+    cudaError_t e;
+};
+
+namespace {
+
+// 256 threads: G2 kernels may use up to 255 registers per thread, and
+// 256 × 255 still fits the 64 K registers of an SM.
+constexpr unsigned kBlock = 256;
+
+template <class Op>
+__global__ void for_each_kernel(size_t n, Op op) {
+    size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
+    if (i < n) op(i);
+}
+
+// Exclusive scan of cnt[0..B) into off[0..B], off[B] = total, by one
+// block (phases in msm_pipeline.cuh). B = W·2^(c−1): 2^19 at c = 16,
+// 12·2^21 at c = 22 (the 2^27 window), so runs of 512 … 25 K counters per
+// thread; the forced c = 24 (11·2^23) is the worst case. A multi-block scan
+// is a later speed step.
+__global__ void scan_kernel(const uint32_t *cnt, uint32_t *off, uint32_t B) {
+    __shared__ uint32_t tot[kScanThreads];
+    tot[threadIdx.x] = scan_phase1(cnt, B, threadIdx.x);
+    __syncthreads();
+    if (threadIdx.x == 0) scan_phase2(tot, off, B);
+    __syncthreads();
+    scan_phase3(cnt, off, B, threadIdx.x, tot[threadIdx.x]);
+}
+
+inline void check(cudaError_t e) {
+    if (e != cudaSuccess) throw cuda_failure{e};
+}
+
+struct device_exec {
+    cudaStream_t s;
+    template <class T>
+    T *alloc(size_t n) {
+        void *p = nullptr;
+        check(cudaMallocAsync(&p, (n ? n : 1) * sizeof(T), s));
+        return static_cast<T *>(p);
+    }
+    template <class T>
+    void release(T *p) {
+        (void)cudaFreeAsync(p, s);  // errors surface at the next launch/sync
+    }
+    template <class T>
+    void zero(T *p, size_t n) {
+        check(cudaMemsetAsync(p, 0, n * sizeof(T), s));
+    }
+    template <class Op>
+    void for_each(size_t n, const Op &op) {
+        if (n == 0) return;
+        size_t blocks = (n + kBlock - 1) / kBlock;
+        for_each_kernel<<<(unsigned)blocks, kBlock, 0, s>>>(n, op);
+        check(cudaGetLastError());
+    }
+    void scan(const uint32_t *cnt, uint32_t *off, uint32_t B) {
+        scan_kernel<<<1, kScanThreads, 0, s>>>(cnt, off, B);
+        check(cudaGetLastError());
+    }
+};
+
+template <class Body>
+cuzk_error run_device(Body &&body) {
+    return guard([&] {
+        try {
+            body();
+        } catch (const cuda_failure &f) {
+            return from_cuda(f.e);
+        }
+        return ok();
+    });
+}
+
+}  // namespace
+
+template <class F>
+cuzk_error dev_msm(const void *bases, const uint32_t *idx, const void *scalars, uint32_t n, uint32_t c, void *out,
+                   cuzk_stream stream) {
+    return run_device([&] {
+        device_exec ex{static_cast<cudaStream_t>(stream)};
+        msm_run<F>(ex, static_cast<const affine_t<F> *>(bases), idx, static_cast<const fr_t *>(scalars), n, c,
+                   static_cast<affine_t<F> *>(out));
+    });
+}
+
+template <class F>
+cuzk_error dev_bitmap_sum(const void *bases, const uint64_t *words, uint32_t nbits, void *out, cuzk_stream stream) {
+    return run_device([&] {
+        device_exec ex{static_cast<cudaStream_t>(stream)};
+        bitmap_sum_run<F>(ex, static_cast<const affine_t<F> *>(bases), words, nbits, static_cast<affine_t<F> *>(out));
+    });
+}
+
+// Defined in msm_g1.cu / msm_g2.cu (one curve per file, so the two ptxas
+// runs go in parallel and G1 can be built with inlined multiplication).
+cuzk_error g1_msm(const void *, const uint32_t *, const void *, uint32_t, uint32_t, void *, cuzk_stream);
+cuzk_error g1_bitmap_sum(const void *, const uint64_t *, uint32_t, void *, cuzk_stream);
+cuzk_error g2_msm(const void *, const uint32_t *, const void *, uint32_t, uint32_t, void *, cuzk_stream);
+cuzk_error g2_bitmap_sum(const void *, const uint64_t *, uint32_t, void *, cuzk_stream);
+
+}  // namespace msm
+}  // namespace cuzk

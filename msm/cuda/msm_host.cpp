@@ -1,0 +1,113 @@
+// msm_host.cpp: the MSM pipeline (msm_pipeline.cuh) on the CPU, one loop per
+// step, for the CI tests against cuzk_msm::msm. Same driver as the device.
+#include <cstdlib>
+#include <cstring>
+#include <new>
+
+#include "cuzk_msm.h"
+#include "msm_pipeline.cuh"
+
+using namespace cuzk;
+using namespace cuzk::msm;
+
+namespace {
+
+struct host_exec {
+    template <class T>
+    T *alloc(size_t n) {
+        void *p = std::malloc((n ? n : 1) * sizeof(T));
+        if (!p) throw std::bad_alloc();
+        return static_cast<T *>(p);
+    }
+    template <class T>
+    void release(T *p) {
+        std::free(p);
+    }
+    template <class T>
+    void zero(T *p, size_t n) {
+        std::memset(p, 0, n * sizeof(T));
+    }
+    template <class Op>
+    void for_each(size_t n, const Op &op) {
+        for (size_t i = 0; i < n; i++) op(i);
+    }
+    // The device's one-block scan, its threads run one after another.
+    void scan(const uint32_t *cnt, uint32_t *off, uint32_t B) {
+        uint32_t tot[kScanThreads];
+        for (uint32_t t = 0; t < kScanThreads; t++) tot[t] = scan_phase1(cnt, B, t);
+        scan_phase2(tot, off, B);
+        for (uint32_t t = 0; t < kScanThreads; t++) scan_phase3(cnt, off, B, t, tot[t]);
+    }
+};
+
+template <class Body>
+int32_t run_guarded(Body &&body) {
+    try {
+        body();
+        return 0;
+    } catch (const std::bad_alloc &) {
+        return CUZK_ERR_HOST_ALLOC;
+    } catch (...) {
+        return CUZK_ERR_EXCEPTION;
+    }
+}
+
+}  // namespace
+
+extern "C" {
+
+int32_t cuzk_msm_host_run(int32_t curve, const void *bases, const uint32_t *idx, const void *scalars, uint32_t n,
+                          uint32_t c, void *out) {
+    if ((curve != CUZK_MSM_G1 && curve != CUZK_MSM_G2) || !msm_args_ok(n, c) || !out) return CUZK_ERR_INVALID_ARG;
+    if (n && (!bases || !scalars)) return CUZK_ERR_INVALID_ARG;
+    return run_guarded([&] {
+        host_exec ex;
+        const fr_t *s = static_cast<const fr_t *>(scalars);
+        if (curve == CUZK_MSM_G1)
+            msm_run<fp_t>(ex, static_cast<const g1_affine_t *>(bases), idx, s, n, c, static_cast<g1_affine_t *>(out));
+        else
+            msm_run<fp2_t>(ex, static_cast<const g2_affine_t *>(bases), idx, s, n, c, static_cast<g2_affine_t *>(out));
+    });
+}
+
+int32_t cuzk_msm_host_bitmap_sum(int32_t curve, const void *bases, const uint64_t *words, uint32_t nbits, void *out) {
+    if ((curve != CUZK_MSM_G1 && curve != CUZK_MSM_G2) || !out) return CUZK_ERR_INVALID_ARG;
+    if (nbits && (!bases || !words)) return CUZK_ERR_INVALID_ARG;
+    return run_guarded([&] {
+        host_exec ex;
+        if (curve == CUZK_MSM_G1)
+            bitmap_sum_run<fp_t>(ex, static_cast<const g1_affine_t *>(bases), words, nbits,
+                                 static_cast<g1_affine_t *>(out));
+        else
+            bitmap_sum_run<fp2_t>(ex, static_cast<const g2_affine_t *>(bases), words, nbits,
+                                  static_cast<g2_affine_t *>(out));
+    });
+}
+
+int32_t cuzk_msm_host_digits(const void *scalars, uint32_t n, uint32_t c, uint32_t *digits) {
+    if (!msm_args_ok(n, c) || (n && (!scalars || !digits))) return CUZK_ERR_INVALID_ARG;
+    const plan_t p = make_plan(n, c);
+    host_exec ex;
+    ex.for_each(n, digits_op{static_cast<const fr_t *>(scalars), digits, p});
+    return 0;
+}
+
+int32_t cuzk_msm_host_sort(const void *scalars, uint32_t n, uint32_t c, uint32_t *off, uint32_t *sorted) {
+    if (!msm_args_ok(n, c) || !off || (n && (!scalars || !sorted))) return CUZK_ERR_INVALID_ARG;
+    return run_guarded([&] {
+        const plan_t p = make_plan(n, c);
+        const uint32_t B = p.windows * p.nb;
+        const uint64_t entries = (uint64_t)p.windows * n;
+        host_exec ex;
+        auto digits = make_buf<uint32_t>(ex, entries);
+        ex.for_each(n, digits_op{static_cast<const fr_t *>(scalars), digits->p, p});
+        auto counts = make_buf<uint32_t>(ex, B);
+        ex.zero(counts->p, B);
+        ex.for_each(entries, hist_op{digits->p, counts->p, p});
+        ex.scan(counts->p, off, B);
+        ex.zero(counts->p, B);
+        ex.for_each(entries, scatter_op{digits->p, off, counts->p, sorted, p});
+    });
+}
+
+}  // extern "C"

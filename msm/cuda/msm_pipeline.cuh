@@ -1,0 +1,523 @@
+// msm_pipeline.cuh: the GPU Pippenger MSM as host+device C++.
+//
+// Every step is a functor whose operator() handles ONE index (a scalar, a
+// digit, a bucket, a window...). A driver (`msm_run`, `bitmap_sum_run`)
+// strings the steps together through an executor `Exec` that provides
+//   alloc<T>(n) / release(p), zero(p, n), for_each(n, op), scan(cnt, off, B)
+// The host executor (msm_host.cpp) runs each for_each as a plain loop; the
+// device executor (msm_device.cuh) launches one thread per index. So the
+// whole driver — sizes, offsets, number of levels — is literally the same
+// code on the CPU (tested in CI against cuzk_msm::msm) and on the GPU.
+//
+// Pipeline for n points, window c bits, W = ceil(256/c) windows,
+// nb = 2^(c-1) buckets per window, B = W·nb buckets in all:
+//  1. digits:  scalar (Montgomery) → canonical (one Fr multiply) → W signed
+//     digits in [−(2^(c−1)−1), 2^(c−1)], stored as |d| | sign<<31 (0 = none).
+//  2. sort (counting sort per window): histogram of buckets (atomic adds),
+//     exclusive scan → bucket offsets, scatter of (point | sign) entries.
+//  3. accumulate: "levels". Level 0 sums each bucket's entries in segments
+//     of L0 with mixed XYZZ additions; each further level sums L1
+//     consecutive partials of a bucket, until every bucket has ≤ 1 partial.
+//     The number of levels depends on n only (a bucket holds ≤ n entries),
+//     so no host read-back is needed, and skewed inputs (all scalars equal)
+//     never serialise on one thread.
+//  4. reduce: per window, P chunks of m = nb/P buckets each give running
+//     sums (T_k, S_k); the window sum is Σ T_k + m·Σ k·S_k.
+//  5. combine windows by doubling (Horner), convert to affine.
+#pragma once
+
+#include <memory>
+
+#include "bls12_381.cuh"
+
+namespace cuzk {
+namespace msm {
+
+constexpr uint32_t kSign = 0x80000000u;
+// Entries per thread in level 0 (mixed adds of bases) and later levels
+// (general adds of partials). Level 0 at 64: a 2^27 G1 MSM at c = 22 has
+// ~64 entries per bucket, so most buckets are one segment.
+constexpr uint32_t kL0 = 64;
+constexpr uint32_t kL1 = 16;
+// Bitmap words per thread in the bitmap sum (256 bases).
+constexpr uint32_t kBitmapWords = 4;
+
+struct plan_t {
+    uint32_t n;          // points
+    uint32_t c;          // window bits (2..=24)
+    uint32_t windows;    // W = ceil(256 / c)
+    uint32_t nb;         // buckets per window, 2^(c−1)
+    uint32_t chunks;     // P, reduction chunks per window (power of 2)
+    uint32_t chunk_log;  // log2(m), m = nb / P buckets per chunk
+};
+
+CUZK_HD inline plan_t make_plan(uint32_t n, uint32_t c) {
+    plan_t p;
+    p.n = n;
+    p.c = c;
+    p.windows = (256 + c - 1) / c;
+    p.nb = 1u << (c - 1);
+    // P = 2^floor((c−1)/2): both serial phases of the reduction are then
+    // about sqrt(nb) additions long.
+    uint32_t plog = (c - 1) / 2;
+    p.chunks = 1u << plog;
+    p.chunk_log = (c - 1) - plog;
+    return p;
+}
+
+// Number of accumulation levels for n points (each bucket holds ≤ n entries).
+CUZK_HD inline uint32_t level_count(uint64_t n) {
+    uint64_t cnt = (n + kL0 - 1) / kL0;
+    uint32_t levels = 1;
+    while (cnt > 1) {
+        cnt = (cnt + kL1 - 1) / kL1;
+        levels++;
+    }
+    return levels;
+}
+
+CUZK_HD inline uint32_t atomic_inc(uint32_t *p) {
+#if defined(__CUDA_ARCH__)
+    return atomicAdd(p, 1u);
+#else
+    return (*p)++;
+#endif
+}
+
+// Bits [lo, lo + c) of a 256-bit little-endian integer (c ≤ 31).
+CUZK_HD inline uint32_t window_bits(const uint32_t (&s)[8], uint32_t lo, uint32_t c) {
+    if (lo >= 256) return 0;
+    uint32_t limb = lo / 32, sh = lo % 32;
+    uint64_t x = s[limb];
+    if (limb + 1 < 8) x |= (uint64_t)s[limb + 1] << 32;
+    return (uint32_t)(x >> sh) & ((1u << c) - 1);
+}
+
+// Signed digits of a canonical scalar s < 2^255: Σ d_j·2^(cj) = s with
+// d_j ∈ [−(2^(c−1)−1), 2^(c−1)]. A window value w (plus the carry) above
+// 2^(c−1) becomes w − 2^c with a carry into the next window; W·c ≥ 256 and
+// s < 2^255 leave no carry after the top window. out[j·stride] gets |d| |
+// (sign << 31), or 0.
+CUZK_HD inline void signed_digits(const uint32_t (&s)[8], uint32_t c, uint32_t windows, uint32_t *out,
+                                  size_t stride) {
+    const uint32_t half = 1u << (c - 1);
+    uint32_t carry = 0;
+    for (uint32_t j = 0; j < windows; j++) {
+        uint32_t w = window_bits(s, j * c, c) + carry;
+        uint32_t d;
+        if (w > half) {
+            uint32_t mag = (1u << c) - w;  // 0 when w = 2^c
+            d = mag ? (mag | kSign) : 0;
+            carry = 1;
+        } else {
+            d = w;
+            carry = 0;
+        }
+        out[j * stride] = d;
+    }
+}
+
+CUZK_HD inline uint32_t ctz64(uint64_t x) {
+#if defined(__CUDA_ARCH__)
+    return (uint32_t)(__ffsll((long long)x) - 1);
+#else
+    return (uint32_t)__builtin_ctzll(x);
+#endif
+}
+
+// ---- exclusive scan (one block) ------------------------------------------
+// off[0..B] ← exclusive prefix sums of cnt[0..B), off[B] = total, in three
+// phases of kScanThreads "threads" each owning a contiguous run: run
+// totals, a serial scan of the totals (thread 0), then each run written.
+// The device runs them as one block with __syncthreads between phases; the
+// host executor runs the same phases as loops.
+constexpr uint32_t kScanThreads = 1024;
+
+CUZK_HD inline void scan_run(uint32_t B, uint32_t t, uint32_t &lo, uint32_t &hi) {
+    const uint32_t per = (B + kScanThreads - 1) / kScanThreads;
+    lo = t * per;
+    if (lo > B) lo = B;
+    hi = B - lo > per ? lo + per : B;
+}
+
+CUZK_HD inline uint32_t scan_phase1(const uint32_t *cnt, uint32_t B, uint32_t t) {
+    uint32_t lo, hi, s = 0;
+    scan_run(B, t, lo, hi);
+    for (uint32_t i = lo; i < hi; i++) s += cnt[i];
+    return s;
+}
+
+CUZK_HD inline void scan_phase2(uint32_t *tot, uint32_t *off, uint32_t B) {
+    uint32_t run = 0;
+    for (uint32_t k = 0; k < kScanThreads; k++) {
+        uint32_t v = tot[k];
+        tot[k] = run;
+        run += v;
+    }
+    off[B] = run;
+}
+
+CUZK_HD inline void scan_phase3(const uint32_t *cnt, uint32_t *off, uint32_t B, uint32_t t, uint32_t base) {
+    uint32_t lo, hi;
+    scan_run(B, t, lo, hi);
+    for (uint32_t i = lo; i < hi; i++) {
+        off[i] = base;
+        base += cnt[i];
+    }
+}
+
+// ---- step functors -------------------------------------------------------
+
+struct digits_op {
+    const fr_t *scalars;
+    uint32_t *digits;  // [W][n]
+    plan_t p;
+    CUZK_HD void operator()(size_t i) const {
+        fr_t s = scalars[i].from_mont();
+        signed_digits(s.v, p.c, p.windows, digits + i, p.n);
+    }
+};
+
+struct hist_op {
+    const uint32_t *digits;
+    uint32_t *counts;  // [W][nb]
+    plan_t p;
+    CUZK_HD void operator()(size_t t) const {
+        uint32_t d = digits[t];
+        if (!d) return;
+        uint32_t j = (uint32_t)(t / p.n);
+        atomic_inc(&counts[(size_t)j * p.nb + (d & ~kSign) - 1]);
+    }
+};
+
+struct scatter_op {
+    const uint32_t *digits;
+    const uint32_t *off;  // [B + 1]
+    uint32_t *cursor;     // [B], zeroed
+    uint32_t *sorted;     // entries: point | sign
+    plan_t p;
+    CUZK_HD void operator()(size_t t) const {
+        uint32_t d = digits[t];
+        if (!d) return;
+        uint32_t j = (uint32_t)(t / p.n);
+        uint32_t i = (uint32_t)(t % p.n);
+        size_t b = (size_t)j * p.nb + (d & ~kSign) - 1;
+        uint32_t pos = off[b] + atomic_inc(&cursor[b]);
+        sorted[pos] = i | (d & kSign);
+    }
+};
+
+// Number of partials a bucket gets at the next level.
+struct seg_count_op {
+    const uint32_t *off_in;
+    uint32_t *cnt_out;
+    uint32_t len;
+    CUZK_HD void operator()(size_t b) const {
+        uint32_t cnt = off_in[b + 1] - off_in[b];
+        cnt_out[b] = (cnt + len - 1) / len;
+    }
+};
+
+// Largest b in [0, B) with off[b] ≤ t (off[0] = 0 ≤ t < off[B]): the bucket
+// whose range holds item t (empty buckets are skipped automatically).
+CUZK_HD inline uint32_t find_bucket(const uint32_t *off, uint32_t B, uint32_t t) {
+    uint32_t lo = 0, hi = B;
+    while (hi - lo > 1) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (off[mid] <= t)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+// Level 0: item t of bucket b = Σ ±base over its segment of sorted entries.
+template <class F>
+struct level0_op {
+    const affine_t<F> *bases;
+    const uint32_t *idx;  // optional gather: entry point i ↦ bases[idx[i]]
+    const uint32_t *sorted;
+    const uint32_t *off_in;
+    const uint32_t *off_out;
+    xyzz_t<F> *items;
+    uint32_t B;
+    CUZK_HD void operator()(size_t tt) const {
+        uint32_t t = (uint32_t)tt;
+        if (t >= off_out[B]) return;
+        uint32_t b = find_bucket(off_out, B, t);
+        uint32_t k = t - off_out[b];
+        uint32_t begin = off_in[b] + k * kL0;
+        uint32_t end = off_in[b + 1];
+        if (end - begin > kL0) end = begin + kL0;
+        xyzz_t<F> acc = xyzz_t<F>::inf();
+        for (uint32_t e = begin; e < end; e++) {
+            uint32_t v = sorted[e];
+            uint32_t i = v & ~kSign;
+            affine_t<F> q = bases[idx ? idx[i] : i];
+            if (v & kSign) q = -q;
+            acc = acc.add(q);
+        }
+        items[t] = acc;
+    }
+};
+
+// Later levels: item t of bucket b = Σ of up to kL1 partials of the level below.
+template <class F>
+struct level_op {
+    const xyzz_t<F> *in;
+    const uint32_t *off_in;
+    const uint32_t *off_out;
+    xyzz_t<F> *out;
+    uint32_t B;
+    CUZK_HD void operator()(size_t tt) const {
+        uint32_t t = (uint32_t)tt;
+        if (t >= off_out[B]) return;
+        uint32_t b = find_bucket(off_out, B, t);
+        uint32_t k = t - off_out[b];
+        uint32_t begin = off_in[b] + k * kL1;
+        uint32_t end = off_in[b + 1];
+        if (end - begin > kL1) end = begin + kL1;
+        xyzz_t<F> acc = in[begin];
+        for (uint32_t e = begin + 1; e < end; e++) acc = acc.add(in[e]);
+        out[t] = acc;
+    }
+};
+
+// Value of bucket b after the last level (≤ 1 partial per bucket).
+template <class F>
+CUZK_HD inline xyzz_t<F> bucket_value(const xyzz_t<F> *items, const uint32_t *off, size_t b) {
+    return off[b + 1] > off[b] ? items[off[b]] : xyzz_t<F>::inf();
+}
+
+// Chunk k of window j: T = Σ_{t in chunk} (t − km + 1)·B_t, S = Σ B_t.
+template <class F>
+struct reduce_chunk_op {
+    const xyzz_t<F> *items;
+    const uint32_t *off;
+    xyzz_t<F> *T;  // [W][P]
+    xyzz_t<F> *S;
+    plan_t p;
+    CUZK_HD void operator()(size_t jk) const {
+        uint32_t j = (uint32_t)(jk / p.chunks), k = (uint32_t)(jk % p.chunks);
+        uint32_t m = 1u << p.chunk_log;
+        size_t base = (size_t)j * p.nb + (size_t)k * m;
+        xyzz_t<F> s = xyzz_t<F>::inf(), t = xyzz_t<F>::inf();
+        for (uint32_t u = m; u-- > 0;) {
+            s = s.add(bucket_value(items, off, base + u));
+            t = t.add(s);
+        }
+        T[jk] = t;
+        S[jk] = s;
+    }
+};
+
+// Window j: Σ_k T_k + m·Σ_k k·S_k.
+template <class F>
+struct reduce_window_op {
+    const xyzz_t<F> *T;
+    const xyzz_t<F> *S;
+    xyzz_t<F> *win;  // [W]
+    plan_t p;
+    CUZK_HD void operator()(size_t j) const {
+        const xyzz_t<F> *Tj = T + j * p.chunks;
+        const xyzz_t<F> *Sj = S + j * p.chunks;
+        xyzz_t<F> sum_t = xyzz_t<F>::inf(), run = xyzz_t<F>::inf(), u = xyzz_t<F>::inf();
+        for (uint32_t k = p.chunks; k-- > 1;) {
+            run = run.add(Sj[k]);
+            u = u.add(run);
+        }
+        for (uint32_t k = 0; k < p.chunks; k++) sum_t = sum_t.add(Tj[k]);
+        for (uint32_t i = 0; i < p.chunk_log; i++) u = u.dbl();
+        win[j] = sum_t.add(u);
+    }
+};
+
+// Σ_j 2^(cj)·win_j by Horner, to affine.
+template <class F>
+struct combine_op {
+    const xyzz_t<F> *win;
+    affine_t<F> *out;
+    plan_t p;
+    CUZK_HD void operator()(size_t) const {
+        xyzz_t<F> acc = win[p.windows - 1];
+        for (uint32_t j = p.windows - 1; j-- > 0;) {
+            for (uint32_t i = 0; i < p.c; i++) acc = acc.dbl();
+            acc = acc.add(win[j]);
+        }
+        *out = acc.to_affine();
+    }
+};
+
+template <class F>
+struct set_inf_op {
+    affine_t<F> *out;
+    CUZK_HD void operator()(size_t) const { *out = affine_t<F>::inf(); }
+};
+
+// Bitmap sum, level 0: thread t sums the bases of kBitmapWords words.
+template <class F>
+struct bitmap_seg_op {
+    const affine_t<F> *bases;
+    const uint64_t *words;
+    xyzz_t<F> *items;
+    uint32_t nbits;
+    CUZK_HD void operator()(size_t t) const {
+        xyzz_t<F> acc = xyzz_t<F>::inf();
+        for (uint32_t w = 0; w < kBitmapWords; w++) {
+            size_t wi = t * kBitmapWords + w;
+            size_t first = wi * 64;
+            if (first >= nbits) break;
+            uint64_t bits = words[wi];
+            // bits at or past nbits are ignored even if set
+            if (nbits - first < 64) bits &= (~0ull) >> (64 - (nbits - first));
+            while (bits) {
+                uint32_t tz = ctz64(bits);
+                bits &= bits - 1;
+                acc = acc.add(bases[first + tz]);
+            }
+        }
+        items[t] = acc;
+    }
+};
+
+struct set_range_op {
+    uint32_t *off;  // [2]
+    uint32_t count;
+    CUZK_HD void operator()(size_t) const {
+        off[0] = 0;
+        off[1] = count;
+    }
+};
+
+template <class F>
+struct finish_op {
+    const xyzz_t<F> *items;
+    const uint32_t *off;
+    affine_t<F> *out;
+    CUZK_HD void operator()(size_t) const { *out = bucket_value(items, off, 0).to_affine(); }
+};
+
+// ---- drivers ---------------------------------------------------------------
+
+// Owns one executor allocation (freed on every exit path, exceptions too).
+template <class T, class Exec>
+struct buf {
+    Exec &ex;
+    T *p;
+    buf(Exec &e, size_t n) : ex(e), p(e.template alloc<T>(n)) {}
+    ~buf() { reset(); }
+    void reset() {
+        if (p) ex.release(p);
+        p = nullptr;
+    }
+    buf(const buf &) = delete;
+    buf &operator=(const buf &) = delete;
+};
+
+template <class T, class Exec>
+using owned = std::unique_ptr<buf<T, Exec>>;
+
+template <class T, class Exec>
+owned<T, Exec> make_buf(Exec &ex, size_t n) {
+    return owned<T, Exec>(new buf<T, Exec>(ex, n));
+}
+
+// Runs `levels` further levels on (items, off) with B buckets; each sums up
+// to kL1 consecutive partials of a bucket. `item_bound` bounds the items.
+template <class F, class Exec>
+void run_levels(Exec &ex, uint32_t B, uint32_t levels, owned<xyzz_t<F>, Exec> &items, owned<uint32_t, Exec> &off,
+                uint64_t item_bound) {
+    for (uint32_t l = 0; l < levels; l++) {
+        auto cnt = make_buf<uint32_t>(ex, B);
+        ex.for_each(B, seg_count_op{off->p, cnt->p, kL1});
+        auto off2 = make_buf<uint32_t>(ex, (size_t)B + 1);
+        ex.scan(cnt->p, off2->p, B);
+        // Σ_b ceil(cnt_b / L1) ≤ items/L1 + B, and never more than before.
+        uint64_t bound = (item_bound + kL1 - 1) / kL1 + B;
+        if (bound > item_bound) bound = item_bound;
+        auto items2 = make_buf<xyzz_t<F>>(ex, bound);
+        ex.for_each(bound, level_op<F>{items->p, off->p, off2->p, items2->p, B});
+        items = std::move(items2);
+        off = std::move(off2);
+        item_bound = bound;
+    }
+}
+
+// Checks what msm_run requires: 2 ≤ c ≤ 24 and W·n < 2^32 (u32 offsets).
+inline bool msm_args_ok(uint64_t n, uint32_t c) {
+    if (c < 2 || c > 24) return false;
+    uint64_t w = (256 + c - 1) / c;
+    return w * n < (1ull << 32);
+}
+
+// out (executor memory) ← Σ scalars[i]·bases[idx ? idx[i] : i], i < n.
+// Requires msm_args_ok(n, c).
+template <class F, class Exec>
+void msm_run(Exec &ex, const affine_t<F> *bases, const uint32_t *idx, const fr_t *scalars, uint32_t n, uint32_t c,
+             affine_t<F> *out) {
+    if (n == 0) {
+        ex.for_each(1, set_inf_op<F>{out});
+        return;
+    }
+    const plan_t p = make_plan(n, c);
+    const uint32_t B = p.windows * p.nb;
+    const uint64_t entries = (uint64_t)p.windows * n;
+
+    // 1-2: digits, counting sort per window
+    auto digits = make_buf<uint32_t>(ex, entries);
+    ex.for_each(n, digits_op{scalars, digits->p, p});
+    auto counts = make_buf<uint32_t>(ex, B);
+    ex.zero(counts->p, B);
+    ex.for_each(entries, hist_op{digits->p, counts->p, p});
+    auto off0 = make_buf<uint32_t>(ex, (size_t)B + 1);
+    ex.scan(counts->p, off0->p, B);
+    ex.zero(counts->p, B);  // now the scatter cursors
+    auto sorted = make_buf<uint32_t>(ex, entries);
+    ex.for_each(entries, scatter_op{digits->p, off0->p, counts->p, sorted->p, p});
+    digits.reset();
+
+    // 3: level 0 (mixed adds of bases), then levels of partials
+    ex.for_each(B, seg_count_op{off0->p, counts->p, kL0});
+    auto off = make_buf<uint32_t>(ex, (size_t)B + 1);
+    ex.scan(counts->p, off->p, B);
+    uint64_t bound = (entries + kL0 - 1) / kL0 + B;
+    if (bound > entries) bound = entries;
+    auto items = make_buf<xyzz_t<F>>(ex, bound);
+    ex.for_each(bound, level0_op<F>{bases, idx, sorted->p, off0->p, off->p, items->p, B});
+    sorted.reset();
+    off0.reset();
+    counts.reset();
+    run_levels<F>(ex, B, level_count(n) - 1, items, off, bound);
+
+    // 4-5: bucket reduction, window combination
+    const size_t wp = (size_t)p.windows * p.chunks;
+    auto T = make_buf<xyzz_t<F>>(ex, wp);
+    auto S = make_buf<xyzz_t<F>>(ex, wp);
+    auto win = make_buf<xyzz_t<F>>(ex, p.windows);
+    ex.for_each(wp, reduce_chunk_op<F>{items->p, off->p, T->p, S->p, p});
+    ex.for_each(p.windows, reduce_window_op<F>{T->p, S->p, win->p, p});
+    ex.for_each(1, combine_op<F>{win->p, out, p});
+}
+
+// out ← Σ bases[j] over the set bits j < nbits of `words`.
+template <class F, class Exec>
+void bitmap_sum_run(Exec &ex, const affine_t<F> *bases, const uint64_t *words, uint32_t nbits, affine_t<F> *out) {
+    const uint64_t nwords = ((uint64_t)nbits + 63) / 64;
+    const uint64_t segs = (nwords + kBitmapWords - 1) / kBitmapWords;
+    if (segs == 0) {
+        ex.for_each(1, set_inf_op<F>{out});
+        return;
+    }
+    auto items = make_buf<xyzz_t<F>>(ex, segs);
+    ex.for_each(segs, bitmap_seg_op<F>{bases, words, items->p, nbits});
+    auto off = make_buf<uint32_t>(ex, 2);
+    ex.for_each(1, set_range_op{off->p, (uint32_t)segs});
+    uint32_t levels = 0;
+    for (uint64_t cnt = segs; cnt > 1; cnt = (cnt + kL1 - 1) / kL1) levels++;
+    run_levels<F>(ex, 1, levels, items, off, segs);
+    ex.for_each(1, finish_op<F>{items->p, off->p, out});
+}
+
+}  // namespace msm
+}  // namespace cuzk

@@ -1,0 +1,280 @@
+//! Device-resident base sets and the streaming path (`cuda` feature).
+
+use std::ops::Range;
+
+use cuzk_field::{Bitmap, Fr, Group};
+use cuzk_gpu::{Device, DeviceBuffer, Stream};
+
+use super::sys::{self, CheckedIndices, SyncOnDrop};
+use super::{window_for, GpuPoint};
+use crate::classify::classify;
+use crate::{MsmError, Projective};
+
+/// A set of bases uploaded once to one device, for many MSMs against it
+/// (the SRS of a circuit: every proof, every partition).
+///
+/// Each call enqueues its work on the set's own stream and waits for the
+/// result, so calls through one `GpuBases` run one at a time; use one set
+/// per stream for concurrency.
+#[derive(Debug)]
+pub struct GpuBases<C: GpuPoint> {
+    bases: DeviceBuffer<C>,
+    stream: Stream,
+}
+
+fn check_range(range: &Range<usize>, len: usize) -> Result<(), MsmError> {
+    if range.start > range.end || range.end > len {
+        return Err(MsmError::TooFewBases {
+            have: len,
+            need: range.end.max(range.start),
+        });
+    }
+    Ok(())
+}
+
+impl<C: GpuPoint> GpuBases<C> {
+    /// Uploads `bases` to `device` (waits for the copy). For the fastest
+    /// copy register the host memory first (cuzk-pinned-mem's
+    /// `Registered`): ~55 GB/s instead of ~8 GB/s pageable (docs/GPU.md).
+    pub fn upload(device: &Device, bases: &[C]) -> Result<Self, MsmError> {
+        let stream = Stream::new(device)?;
+        let bases = DeviceBuffer::from_slice(&stream, bases)?;
+        Ok(GpuBases { bases, stream })
+    }
+
+    /// Number of bases held.
+    pub fn len(&self) -> usize {
+        self.bases.len()
+    }
+
+    /// True when no bases are held.
+    pub fn is_empty(&self) -> bool {
+        self.bases.is_empty()
+    }
+
+    /// The stream every call of this set runs on (for callers that prepare
+    /// device scalars on it).
+    pub fn stream(&self) -> &Stream {
+        &self.stream
+    }
+
+    /// The device buffer of the bases.
+    pub fn buffer(&self) -> &DeviceBuffer<C> {
+        &self.bases
+    }
+
+    /// The one-point output, poisoned (0xA5 bytes, not a reduced field
+    /// element) so that a kernel that never wrote it cannot pass a check.
+    fn out(&self) -> Result<DeviceBuffer<C>, MsmError> {
+        let mut out = DeviceBuffer::alloc(&self.stream.device(), 1)?;
+        out.memset(&self.stream, 0xA5)?;
+        Ok(out)
+    }
+
+    fn result(&self, out: &DeviceBuffer<C>) -> Result<Projective<C>, MsmError> {
+        let v = out.to_vec(&self.stream)?; // synchronises the stream
+        Ok(v[0].to_curve())
+    }
+
+    /// Σ `scalars[k]` · `bases[start + k]`: an MSM over the sub-range
+    /// `start .. start + scalars.len()`, scalars from the host.
+    pub fn msm(&self, start: usize, scalars: &[Fr]) -> Result<Projective<C>, MsmError> {
+        check_range(&(start..start.saturating_add(scalars.len())), self.len())?;
+        let d = DeviceBuffer::from_slice(&self.stream, scalars)?;
+        self.msm_device(start, &d)
+    }
+
+    /// As [`GpuBases::msm`] with the scalars already on the device (e.g.
+    /// the H coefficients straight out of the NTT): all of `scalars`.
+    pub fn msm_device(
+        &self,
+        start: usize,
+        scalars: &DeviceBuffer<Fr>,
+    ) -> Result<Projective<C>, MsmError> {
+        self.msm_device_window(start, scalars, window_for(scalars.len()))
+    }
+
+    /// [`GpuBases::msm_device`] with a forced window width (benchmarks).
+    #[doc(hidden)]
+    pub fn msm_device_window(
+        &self,
+        start: usize,
+        scalars: &DeviceBuffer<Fr>,
+        window: u32,
+    ) -> Result<Projective<C>, MsmError> {
+        let n = scalars.len();
+        check_range(&(start..start.saturating_add(n)), self.len())?;
+        let mut out = self.out()?;
+        sys::dev_run(
+            &self.bases,
+            start,
+            None,
+            scalars,
+            n,
+            window,
+            &mut out,
+            &self.stream,
+        )?;
+        self.result(&out)
+    }
+
+    /// One MSM per scalar vector against `bases[start ..]` (the partitions
+    /// of a proof), without re-uploading bases.
+    pub fn msm_batch<S: AsRef<[Fr]>>(
+        &self,
+        start: usize,
+        scalar_sets: &[S],
+    ) -> Result<Vec<Projective<C>>, MsmError> {
+        scalar_sets
+            .iter()
+            .map(|s| self.msm(start, s.as_ref()))
+            .collect()
+    }
+
+    /// Σ `scalars[k]` · `bases[start + indices[k]]`: the sparse "tail" MSM
+    /// over a gathered subset (indices relative to `start`, may repeat).
+    pub fn msm_gather(
+        &self,
+        start: usize,
+        indices: &[u32],
+        scalars: &[Fr],
+    ) -> Result<Projective<C>, MsmError> {
+        if indices.len() != scalars.len() {
+            return Err(MsmError::LengthMismatch {
+                bases: indices.len(),
+                scalars: scalars.len(),
+            });
+        }
+        check_range(&(start..start), self.len())?;
+        let idx = CheckedIndices::new(&self.stream, indices, self.len() - start)?;
+        let d = DeviceBuffer::from_slice(&self.stream, scalars)?;
+        let mut out = self.out()?;
+        sys::dev_run(
+            &self.bases,
+            start,
+            Some(&idx),
+            &d,
+            scalars.len(),
+            window_for(scalars.len()),
+            &mut out,
+            &self.stream,
+        )?;
+        self.result(&out)
+    }
+
+    /// Σ `bases[start + j]` over the set bits `j` of `ones` (the "scalar is
+    /// one" part of the Groth16 split).
+    pub fn bitmap_sum(&self, start: usize, ones: &Bitmap) -> Result<Projective<C>, MsmError> {
+        check_range(&(start..start.saturating_add(ones.len())), self.len())?;
+        let words = DeviceBuffer::from_slice(&self.stream, ones.as_words())?;
+        let mut out = self.out()?;
+        sys::dev_bitmap_sum(
+            &self.bases,
+            start,
+            &words,
+            ones.len(),
+            &mut out,
+            &self.stream,
+        )?;
+        self.result(&out)
+    }
+
+    /// bellperson's density-filtered MSM (see [`crate::msm_density`]) against
+    /// the compacted bases `bases[start ..]`: the scalars are classified on
+    /// the CPU into zeros (skipped), ones (a [`GpuBases::bitmap_sum`]) and
+    /// the tail (a [`GpuBases::msm_gather`]), both on the device.
+    pub fn msm_density(
+        &self,
+        start: usize,
+        scalars: &[Fr],
+        density: Option<&Bitmap>,
+    ) -> Result<Projective<C>, MsmError> {
+        let c = classify(scalars, density)?;
+        let have = self.len().saturating_sub(start);
+        if c.selected() > have {
+            return Err(MsmError::TooFewBases {
+                have,
+                need: c.selected(),
+            });
+        }
+        let ones = self.bitmap_sum(start, &c.ones)?;
+        let tail = self.msm_gather(start, &c.tail_indices, &c.tail_scalars)?;
+        Ok(ones + tail)
+    }
+}
+
+/// Σ `scalars[i]` · `bases[i]` for base sets too large for the device:
+/// `chunk` bases (and their scalars) at a time are copied from host memory
+/// into one of two device buffers, alternating between two streams, so the
+/// copy of chunk k+1 overlaps the MSM of chunk k. For overlap the host
+/// memory should be page-locked (cuzk-pinned-mem's `Registered`); pageable
+/// memory works but its copies are staged by the driver.
+pub fn msm_streamed<C: GpuPoint>(
+    device: &Device,
+    bases: &[C],
+    scalars: &[Fr],
+    chunk: usize,
+) -> Result<Projective<C>, MsmError> {
+    if bases.len() != scalars.len() {
+        return Err(MsmError::LengthMismatch {
+            bases: bases.len(),
+            scalars: scalars.len(),
+        });
+    }
+    let n = bases.len();
+    if n == 0 {
+        return Ok(Projective::<C>::identity());
+    }
+    let chunk = chunk.clamp(1, n);
+    let streams = [Stream::new(device)?, Stream::new(device)?];
+    let mut base_bufs = [
+        DeviceBuffer::<C>::alloc(device, chunk)?,
+        DeviceBuffer::<C>::alloc(device, chunk)?,
+    ];
+    let mut scalar_bufs = [
+        DeviceBuffer::<Fr>::alloc(device, chunk)?,
+        DeviceBuffer::<Fr>::alloc(device, chunk)?,
+    ];
+    let chunks = n.div_ceil(chunk);
+    let mut outs = Vec::with_capacity(chunks);
+    for k in 0..chunks {
+        let mut o = DeviceBuffer::<C>::alloc(device, 1)?;
+        o.memset(&streams[k % 2], 0xA5)?; // poison: see GpuBases::out
+        outs.push(o);
+    }
+    {
+        // Declared after the buffers, so dropped (and synchronised) first.
+        let sync = SyncOnDrop(&streams);
+        for (k, out) in outs.iter_mut().enumerate() {
+            let slot = k % 2;
+            let start = k * chunk;
+            let len = chunk.min(n - start);
+            let s = &streams[slot];
+            // Same stream, same buffers: the copy waits for the MSM that
+            // last used this slot (chunk k − 2).
+            sys::upload_prefix(&mut base_bufs[slot], &bases[start..start + len], s, &sync)?;
+            sys::upload_prefix(
+                &mut scalar_bufs[slot],
+                &scalars[start..start + len],
+                s,
+                &sync,
+            )?;
+            sys::dev_run(
+                &base_bufs[slot],
+                0,
+                None,
+                &scalar_bufs[slot],
+                len,
+                window_for(len),
+                out,
+                s,
+            )?;
+        }
+    }
+    let mut acc = Projective::<C>::identity();
+    for (k, out) in outs.iter().enumerate() {
+        let v = out.to_vec(&streams[k % 2])?;
+        acc += v[0].to_curve();
+    }
+    Ok(acc)
+}

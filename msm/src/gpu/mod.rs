@@ -1,0 +1,167 @@
+//! The GPU Pippenger MSM over G1 and G2 (`cuda/msm_pipeline.cuh`).
+//!
+//! The pipeline is written once as `__host__ __device__` C++ step functors
+//! driven through an executor: the device executor launches one thread per
+//! index, the host executor runs plain loops. So the complete algorithm —
+//! signed digits from Montgomery scalars, per-window counting sort of point
+//! indices by bucket, XYZZ bucket accumulation in levels, running-sum bucket
+//! reduction, window combination by doubling — also runs on the CPU:
+//! [`host`] exposes that twin, and the CI tests compare it with
+//! [`crate::msm`] (`tests/gpu_host.rs`). The GPU run then confirms it.
+//!
+//! Entry points:
+//! - [`window_for`]: the window width the GPU MSM uses for `n` points;
+//! - [`host`]: the host twin (always built);
+//! - with the `cuda` feature, [`GpuBases`]: a base set resident on the
+//!   device (upload once; MSMs over any sub-range, batches, gathered tails,
+//!   bitmap sums and the density split against it, scalars from the host or
+//!   already on the device), and [`msm_streamed`] for base sets larger than
+//!   device memory (double-buffered chunks).
+
+use cuzk_field::{Fr, G1Affine, G2Affine};
+use cuzk_gpu::DeviceCopy;
+
+use crate::{MsmCurve, MsmError, Projective};
+
+#[cfg(feature = "cuda")]
+mod device;
+#[allow(unsafe_code)]
+mod sys;
+
+#[cfg(feature = "cuda")]
+pub use device::{msm_streamed, GpuBases};
+
+/// A curve the GPU pipeline is instantiated for: [`G1Affine`], [`G2Affine`].
+pub trait GpuPoint: MsmCurve + DeviceCopy {
+    /// `CUZK_MSM_G1` / `CUZK_MSM_G2` of `cuda/cuzk_msm.h`.
+    const GPU_CURVE: i32;
+}
+
+impl GpuPoint for G1Affine {
+    const GPU_CURVE: i32 = 0;
+}
+
+impl GpuPoint for G2Affine {
+    const GPU_CURVE: i32 = 1;
+}
+
+/// Smallest and largest window widths the pipeline supports.
+pub const WINDOWS: std::ops::RangeInclusive<u32> = 2..=24;
+
+/// Number of signed windows for width `c`: `ceil(256 / c)` (one bit more
+/// than the 255-bit scalars, so the top window never carries out).
+pub fn windows(c: u32) -> u32 {
+    256u32.div_ceil(c)
+}
+
+/// Whether `n` points can run with window `c` (u32 offsets in the sort).
+pub(crate) fn args_ok(n: usize, c: u32) -> bool {
+    WINDOWS.contains(&c) && (windows(c) as u64) * (n as u64) < (1u64 << 32)
+}
+
+/// Per-bucket cost of the bucket phase in units of one bucket-accumulation
+/// mixed addition: the running-sum reduction does two general XYZZ
+/// additions per bucket (≈ 1.4 mixed additions each) and the level merges
+/// about one more. A model constant, to be checked against the window
+/// sweep of `benches/gpu_msm.rs` on the H200.
+const BUCKET_COST: f64 = 4.0;
+
+/// The window width for `n` points: minimises
+/// `windows(c) · (n + BUCKET_COST · 2^(c−1))`, the additions of the
+/// accumulation plus the bucket work, over the supported widths.
+/// E.g. 2^16 → 12, 2^20 → 16, 2^24 and 2^26 → 20, 2^27 → 22. Above
+/// ~3.9·10^8 points no width fits (calls then fail with
+/// [`MsmError::GpuShape`]; split the MSM).
+pub fn window_for(n: usize) -> u32 {
+    let mut best = (f64::INFINITY, *WINDOWS.start());
+    for c in WINDOWS {
+        if !args_ok(n, c) {
+            continue;
+        }
+        let cost = windows(c) as f64 * (n as f64 + BUCKET_COST * (1u64 << (c - 1)) as f64);
+        if cost < best.0 {
+            best = (cost, c);
+        }
+    }
+    best.1
+}
+
+/// The host C++ twin of the GPU pipeline (same driver, loops instead of
+/// kernels). For tests: it is single-threaded and unoptimised.
+pub mod host {
+    use cuzk_field::Bitmap;
+
+    use super::*;
+
+    /// Σ `scalars[i]` · `bases[i]` with window `window` (None: [`window_for`]).
+    pub fn msm<C: GpuPoint>(
+        bases: &[C],
+        scalars: &[Fr],
+        window: Option<u32>,
+    ) -> Result<Projective<C>, MsmError> {
+        let c = window.unwrap_or_else(|| window_for(scalars.len()));
+        Ok(sys::host_run(bases, None, scalars, c)?.to_curve())
+    }
+
+    /// Σ `scalars[k]` · `bases[indices[k]]` (the tail shape).
+    pub fn msm_gather<C: GpuPoint>(
+        bases: &[C],
+        indices: &[u32],
+        scalars: &[Fr],
+        window: Option<u32>,
+    ) -> Result<Projective<C>, MsmError> {
+        let c = window.unwrap_or_else(|| window_for(scalars.len()));
+        Ok(sys::host_run(bases, Some(indices), scalars, c)?.to_curve())
+    }
+
+    /// Σ `bases[j]` over the set bits `j` of `ones`.
+    pub fn bitmap_sum<C: GpuPoint>(bases: &[C], ones: &Bitmap) -> Result<Projective<C>, MsmError> {
+        Ok(sys::host_bitmap_sum(bases, ones.as_words(), ones.len())?.to_curve())
+    }
+
+    /// The signed digits of every scalar, window-major: entry `j·n + i` is
+    /// digit `j` of scalar `i` as `|d| | sign << 31` (0: no bucket).
+    pub fn digits(scalars: &[Fr], window: u32) -> Result<Vec<u32>, MsmError> {
+        sys::host_digits(scalars, window)
+    }
+
+    /// The per-window counting sort: bucket offsets (`windows · 2^(c−1) + 1`
+    /// of them; bucket `j·2^(c−1) + m − 1` holds digit magnitude `m` of
+    /// window `j`) and the sorted entries `point | sign << 31`.
+    pub fn sort(scalars: &[Fr], window: u32) -> Result<(Vec<u32>, Vec<u32>), MsmError> {
+        sys::host_sort(scalars, window)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn windows_cover_256_bits() {
+        for c in WINDOWS {
+            let w = windows(c);
+            assert!(w * c >= 256 && (w - 1) * c < 256, "c {c}");
+        }
+    }
+
+    #[test]
+    fn window_choice_grows_and_stays_valid() {
+        let mut last = 0;
+        for log in 0..=28 {
+            let n = 1usize << log;
+            let c = window_for(n);
+            assert!(args_ok(n, c), "2^{log}: {c}");
+            assert!(c >= last, "2^{log}: {c} < {last}");
+            last = c;
+        }
+        assert_eq!(window_for(1 << 16), 12);
+        assert_eq!(window_for(1 << 20), 16);
+        assert_eq!(window_for(1 << 24), 20);
+        assert_eq!(window_for(1 << 27), 22);
+        // Beyond ~3.9e8 points no width keeps the u32 offsets: the MSM then
+        // fails with MsmError::GpuShape instead of overflowing.
+        assert!(!args_ok(1 << 29, window_for(1 << 29)));
+        assert!(!args_ok(10, 1) && !args_ok(10, 25));
+    }
+}

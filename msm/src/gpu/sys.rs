@@ -1,0 +1,439 @@
+//! The GPU MSM's only `unsafe` code: a hand-written `extern "C"` block for
+//! `cuda/cuzk_msm.h` (six functions; small enough that bindgen would add
+//! more machinery than it saves — keep the two in sync by hand), and safe
+//! wrappers that check every length and index before crossing.
+//!
+//! Layout facts relied on: blstrs' `G1Affine`/`G2Affine` are transparent
+//! over `blst_p1_affine`/`blst_p2_affine` (checked in `crate::ffi`), which
+//! equal `affine_t<fp_t>` / `affine_t<fp2_t>` (static_asserts in
+//! field/cuda/bls12_381.cuh); `Fr` is `blst_fr` = `fr_t`; all Montgomery.
+
+use std::ffi::c_void;
+
+use cuzk_field::Fr;
+
+use super::{args_ok, GpuPoint};
+use crate::MsmError;
+
+extern "C" {
+    fn cuzk_msm_host_run(
+        curve: i32,
+        bases: *const c_void,
+        idx: *const u32,
+        scalars: *const c_void,
+        n: u32,
+        c: u32,
+        out: *mut c_void,
+    ) -> i32;
+    fn cuzk_msm_host_bitmap_sum(
+        curve: i32,
+        bases: *const c_void,
+        words: *const u64,
+        nbits: u32,
+        out: *mut c_void,
+    ) -> i32;
+    fn cuzk_msm_host_digits(scalars: *const c_void, n: u32, c: u32, digits: *mut u32) -> i32;
+    fn cuzk_msm_host_sort(
+        scalars: *const c_void,
+        n: u32,
+        c: u32,
+        off: *mut u32,
+        sorted: *mut u32,
+    ) -> i32;
+}
+
+fn host_status(code: i32, n: usize, window: u32) -> Result<(), MsmError> {
+    match code {
+        0 => Ok(()),
+        -2 => Err(MsmError::GpuShape { n, window }),
+        _ => Err(MsmError::Gpu(cuzk_gpu::GpuError::HostAlloc(format!(
+            "host twin failed with code {code}"
+        )))),
+    }
+}
+
+fn shape(n: usize, window: u32) -> Result<u32, MsmError> {
+    if !args_ok(n, window) {
+        return Err(MsmError::GpuShape { n, window });
+    }
+    Ok(n as u32) // args_ok bounds n below 2^32
+}
+
+/// Host twin: Σ scalars[k] · bases[idx[k]] (or bases[k] without idx).
+pub(crate) fn host_run<C: GpuPoint>(
+    bases: &[C],
+    idx: Option<&[u32]>,
+    scalars: &[Fr],
+    window: u32,
+) -> Result<C, MsmError> {
+    let n = scalars.len();
+    match idx {
+        None if bases.len() != n => {
+            return Err(MsmError::LengthMismatch {
+                bases: bases.len(),
+                scalars: n,
+            })
+        }
+        Some(ix) if ix.len() != n => {
+            return Err(MsmError::LengthMismatch {
+                bases: ix.len(),
+                scalars: n,
+            })
+        }
+        Some(ix) => {
+            if let Some(&bad) = ix.iter().find(|&&i| i as usize >= bases.len()) {
+                return Err(MsmError::IndexOutOfRange {
+                    index: bad.into(),
+                    bases: bases.len(),
+                });
+            }
+        }
+        None => {}
+    }
+    let n32 = shape(n, window)?;
+    let mut out = C::identity();
+    // SAFETY: `bases` holds every index the pipeline reads (n contiguous
+    // points, or the checked `idx` entries), `scalars` n elements, `idx`
+    // (when given) n entries, `out` one point; the types match the C
+    // layouts (module docs). The call is synchronous and keeps no pointer.
+    let code = unsafe {
+        cuzk_msm_host_run(
+            C::GPU_CURVE,
+            bases.as_ptr().cast(),
+            idx.map_or(std::ptr::null(), <[u32]>::as_ptr),
+            scalars.as_ptr().cast(),
+            n32,
+            window,
+            (&mut out as *mut C).cast(),
+        )
+    };
+    host_status(code, n, window)?;
+    Ok(out)
+}
+
+/// Host twin of the bitmap sum: Σ bases[j] over set bits j < nbits.
+pub(crate) fn host_bitmap_sum<C: GpuPoint>(
+    bases: &[C],
+    words: &[u64],
+    nbits: usize,
+) -> Result<C, MsmError> {
+    if nbits > bases.len() || nbits > words.len() * 64 {
+        return Err(MsmError::TooFewBases {
+            have: bases.len().min(words.len() * 64),
+            need: nbits,
+        });
+    }
+    let nb = u32::try_from(nbits).map_err(|_| MsmError::TooManyPoints(nbits))?;
+    let mut out = C::identity();
+    // SAFETY: bits j < nbits are read from `words` (≥ nbits bits) and
+    // select bases[j] (nbits ≤ bases.len()); `out` is one point; synchronous.
+    let code = unsafe {
+        cuzk_msm_host_bitmap_sum(
+            C::GPU_CURVE,
+            bases.as_ptr().cast(),
+            words.as_ptr(),
+            nb,
+            (&mut out as *mut C).cast(),
+        )
+    };
+    host_status(code, nbits, 0)?;
+    Ok(out)
+}
+
+/// Host twin of the digit step: `W·n` digits, window-major.
+pub(crate) fn host_digits(scalars: &[Fr], window: u32) -> Result<Vec<u32>, MsmError> {
+    let n = shape(scalars.len(), window)?;
+    let mut d = vec![0u32; super::windows(window) as usize * scalars.len()];
+    // SAFETY: `d` holds W·n digits, `scalars` n elements; synchronous.
+    let code = unsafe { cuzk_msm_host_digits(scalars.as_ptr().cast(), n, window, d.as_mut_ptr()) };
+    host_status(code, scalars.len(), window)?;
+    Ok(d)
+}
+
+/// Host twin of the counting sort: (bucket offsets `B + 1`, sorted entries).
+pub(crate) fn host_sort(scalars: &[Fr], window: u32) -> Result<(Vec<u32>, Vec<u32>), MsmError> {
+    let n = shape(scalars.len(), window)?;
+    let w = super::windows(window) as usize;
+    let buckets = w << (window - 1);
+    let mut off = vec![0u32; buckets + 1];
+    let mut sorted = vec![0u32; w * scalars.len()];
+    // SAFETY: `off` holds B + 1 offsets, `sorted` W·n entries (at most one
+    // per digit), `scalars` n elements; synchronous.
+    let code = unsafe {
+        cuzk_msm_host_sort(
+            scalars.as_ptr().cast(),
+            n,
+            window,
+            off.as_mut_ptr(),
+            sorted.as_mut_ptr(),
+        )
+    };
+    host_status(code, scalars.len(), window)?;
+    sorted.truncate(off[buckets] as usize);
+    Ok((off, sorted))
+}
+
+#[cfg(feature = "cuda")]
+pub(crate) use device::*;
+
+#[cfg(feature = "cuda")]
+mod device {
+    use std::ffi::{c_void, CStr};
+    use std::mem::size_of;
+
+    use cuzk_field::Fr;
+    use cuzk_gpu::sys::{cuzk_error, cuzk_error_free, cuzk_memcpy_async, cuzk_stream};
+    use cuzk_gpu::{DeviceBuffer, GpuError, Stream};
+
+    use super::super::GpuPoint;
+    use super::shape;
+    use crate::MsmError;
+
+    extern "C" {
+        fn cuzk_msm_dev_run(
+            curve: i32,
+            bases: *const c_void,
+            idx: *const u32,
+            scalars: *const c_void,
+            n: u32,
+            c: u32,
+            out: *mut c_void,
+            stream: cuzk_stream,
+        ) -> cuzk_error;
+        fn cuzk_msm_dev_bitmap_sum(
+            curve: i32,
+            bases: *const c_void,
+            words: *const u64,
+            nbits: u32,
+            out: *mut c_void,
+            stream: cuzk_stream,
+        ) -> cuzk_error;
+    }
+
+    /// The cuzk_gpu mapping of a shim error (same codes, see cuzk_gpu.h).
+    fn check(e: cuzk_error) -> Result<(), MsmError> {
+        if e.code == 0 && e.msg.is_null() {
+            return Ok(());
+        }
+        let msg = if e.msg.is_null() {
+            String::new()
+        } else {
+            // SAFETY: a non-null msg is a NUL-terminated malloc'd string
+            // (cuzk_gpu.h contract), not yet freed.
+            unsafe { CStr::from_ptr(e.msg) }
+                .to_string_lossy()
+                .into_owned()
+        };
+        // SAFETY: frees exactly the message we were handed, once.
+        unsafe { cuzk_error_free(e) };
+        let err = match e.code {
+            0 => return Ok(()),
+            -5 => GpuError::NotBuilt,
+            -4 => GpuError::NoDevice(msg),
+            -2 => GpuError::InvalidArgument(msg),
+            -3 => GpuError::HostAlloc(msg),
+            -1 => GpuError::Exception(msg),
+            code => {
+                let (name, message) = match msg.split_once(": ") {
+                    Some((n, m)) => (n.to_string(), m.to_string()),
+                    None => (format!("cudaError({code})"), msg),
+                };
+                GpuError::Cuda {
+                    code,
+                    name,
+                    message,
+                }
+            }
+        };
+        Err(MsmError::Gpu(err))
+    }
+
+    /// Device gather indices whose every entry was checked against a base
+    /// count on the host before upload.
+    #[derive(Debug)]
+    pub(crate) struct CheckedIndices {
+        buf: DeviceBuffer<u32>,
+        /// Every index is below this.
+        bound: usize,
+    }
+
+    impl CheckedIndices {
+        /// Uploads `indices` after checking each is below `bases`.
+        pub(crate) fn new(
+            stream: &Stream,
+            indices: &[u32],
+            bases: usize,
+        ) -> Result<Self, MsmError> {
+            if let Some(&bad) = indices.iter().find(|&&i| i as usize >= bases) {
+                return Err(MsmError::IndexOutOfRange {
+                    index: bad.into(),
+                    bases,
+                });
+            }
+            Ok(Self {
+                buf: DeviceBuffer::from_slice(stream, indices)?,
+                bound: bases,
+            })
+        }
+    }
+
+    /// Enqueues `out[0] ← Σ scalars[k] · bases[start + (idx[k] or k)]` on
+    /// `stream`. Asynchronous: the caller synchronises `stream` (e.g. by
+    /// downloading `out`) before dropping or reusing the buffers.
+    #[allow(clippy::too_many_arguments)] // mirrors the C signature
+    pub(crate) fn dev_run<C: GpuPoint>(
+        bases: &DeviceBuffer<C>,
+        start: usize,
+        idx: Option<&CheckedIndices>,
+        scalars: &DeviceBuffer<Fr>,
+        n: usize,
+        window: u32,
+        out: &mut DeviceBuffer<C>,
+        stream: &Stream,
+    ) -> Result<(), MsmError> {
+        let avail = bases.len().saturating_sub(start);
+        let need = match idx {
+            Some(ix) => {
+                if ix.buf.len() != n {
+                    return Err(MsmError::LengthMismatch {
+                        bases: ix.buf.len(),
+                        scalars: n,
+                    });
+                }
+                ix.bound
+            }
+            None => n,
+        };
+        if start > bases.len() || need > avail {
+            return Err(MsmError::TooFewBases { have: avail, need });
+        }
+        if scalars.len() < n {
+            return Err(MsmError::LengthMismatch {
+                bases: n,
+                scalars: scalars.len(),
+            });
+        }
+        if out.is_empty() {
+            return Err(MsmError::Gpu(GpuError::InvalidArgument(
+                "empty output buffer".into(),
+            )));
+        }
+        let n32 = shape(n, window)?;
+        // Kernels must launch on the current device: make the stream's current.
+        stream.device().bind()?;
+        let base_ptr = bases
+            .as_ptr()
+            .cast::<u8>()
+            .wrapping_add(start * size_of::<C>());
+        let idx_ptr = idx.map_or(std::ptr::null(), |i| i.buf.as_ptr().cast::<u32>());
+        // SAFETY: all pointers are device allocations owned by live
+        // DeviceBuffers; the kernels read bases[start .. start + need)
+        // (checked above: need ≤ len − start, and gather indices < bound =
+        // need), n scalars (checked), n indices (checked) and write one
+        // point to `out` (non-empty). The work is enqueued on `stream`; the
+        // caller keeps the buffers alive until it synchronises.
+        check(unsafe {
+            cuzk_msm_dev_run(
+                C::GPU_CURVE,
+                base_ptr.cast(),
+                idx_ptr,
+                scalars.as_ptr(),
+                n32,
+                window,
+                out.as_mut_ptr(),
+                stream.raw(),
+            )
+        })
+    }
+
+    /// Enqueues `out[0] ← Σ bases[start + j]` over set bits j < nbits.
+    pub(crate) fn dev_bitmap_sum<C: GpuPoint>(
+        bases: &DeviceBuffer<C>,
+        start: usize,
+        words: &DeviceBuffer<u64>,
+        nbits: usize,
+        out: &mut DeviceBuffer<C>,
+        stream: &Stream,
+    ) -> Result<(), MsmError> {
+        let avail = bases.len().saturating_sub(start);
+        if start > bases.len() || nbits > avail {
+            return Err(MsmError::TooFewBases {
+                have: avail,
+                need: nbits,
+            });
+        }
+        if words.len() * 64 < nbits || out.is_empty() {
+            return Err(MsmError::Gpu(GpuError::InvalidArgument(
+                "bitmap or output buffer too short".into(),
+            )));
+        }
+        let nb = u32::try_from(nbits).map_err(|_| MsmError::TooManyPoints(nbits))?;
+        stream.device().bind()?;
+        let base_ptr = bases
+            .as_ptr()
+            .cast::<u8>()
+            .wrapping_add(start * size_of::<C>());
+        // SAFETY: bits j < nbits of `words` (≥ nbits bits) select
+        // bases[start + j] with nbits ≤ len − start (checked); one point is
+        // written to `out`; enqueued on `stream`, buffers kept alive by the
+        // caller until it synchronises.
+        check(unsafe {
+            cuzk_msm_dev_bitmap_sum(
+                C::GPU_CURVE,
+                base_ptr.cast(),
+                words.as_ptr().cast(),
+                nb,
+                out.as_mut_ptr(),
+                stream.raw(),
+            )
+        })
+    }
+
+    /// Synchronises its streams when dropped: host memory that streamed
+    /// copies read is borrowed only for the enclosing call, so every exit
+    /// (errors included) must wait for the copies to finish.
+    pub(crate) struct SyncOnDrop<'a>(pub(crate) &'a [Stream]);
+
+    impl Drop for SyncOnDrop<'_> {
+        fn drop(&mut self) {
+            for s in self.0 {
+                let _ = s.synchronize();
+            }
+        }
+    }
+
+    /// Enqueues a copy of `src` into the first `src.len()` elements of `dst`.
+    /// The returned guard's lifetime ties `src` to a synchronisation of
+    /// `stream`: the copy may read `src` until then.
+    pub(crate) fn upload_prefix<'a, T: cuzk_gpu::DeviceCopy>(
+        dst: &mut DeviceBuffer<T>,
+        src: &'a [T],
+        stream: &Stream,
+        sync: &SyncOnDrop<'a>,
+    ) -> Result<(), MsmError> {
+        if !sync.0.iter().any(|s| s.raw() == stream.raw()) {
+            return Err(MsmError::Gpu(GpuError::InvalidArgument(
+                "stream not covered by the synchronisation guard".into(),
+            )));
+        }
+        if src.len() > dst.len() {
+            return Err(MsmError::Gpu(GpuError::InvalidArgument(format!(
+                "{} elements into a buffer of {}",
+                src.len(),
+                dst.len()
+            ))));
+        }
+        // SAFETY: dst owns ≥ src.len() elements; `src` is borrowed for 'a,
+        // and the `SyncOnDrop<'a>` guard (which lists this stream, by the
+        // callers' construction) synchronises the stream before 'a ends,
+        // so the asynchronous copy never reads freed memory.
+        check(unsafe {
+            cuzk_memcpy_async(
+                dst.as_mut_ptr(),
+                src.as_ptr().cast(),
+                std::mem::size_of_val(src),
+                stream.raw(),
+            )
+        })
+    }
+}
