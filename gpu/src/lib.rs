@@ -42,6 +42,17 @@ pub use error::{GpuError, Result};
 pub use memory::{DeviceBuffer, DeviceCopy};
 pub use stream::{Event, Stream};
 
+/// Converts the `cuzk_error` that a shim function returned into a `Result`,
+/// freeing its message. For other crates' `.cu` files that follow the same
+/// convention (cuzk-ntt, cuzk-msm), so the code mapping lives in one place.
+///
+/// # Safety
+/// `e` must be exactly the value a shim function returned, with its message
+/// neither freed nor handed to this function before.
+pub unsafe fn check_shim_error(e: sys::cuzk_error) -> Result<()> {
+    check(e)
+}
+
 /// Turns a shim result into a `Result`, freeing the message.
 pub(crate) fn check(e: sys::cuzk_error) -> Result<()> {
     if e.code == 0 && e.msg.is_null() {

@@ -132,8 +132,8 @@ pub(crate) fn host_pointwise(
 pub(crate) mod device {
     //! The device entry points, on raw device pointers.
     use super::*;
-    use cuzk_gpu::sys::{cuzk_error, cuzk_error_free, cuzk_stream};
-    use cuzk_gpu::{DeviceBuffer, GpuError, Stream};
+    use cuzk_gpu::sys::{cuzk_error, cuzk_stream};
+    use cuzk_gpu::{DeviceBuffer, Stream};
 
     extern "C" {
         fn cuzk_ntt_gpu_run(
@@ -158,40 +158,8 @@ pub(crate) mod device {
     /// Turns a shim result into a `Result` (the mapping of cuzk-gpu's
     /// `check`, which is crate-private there), freeing the message.
     fn check(e: cuzk_error) -> Result<(), NttError> {
-        if e.code == 0 && e.msg.is_null() {
-            return Ok(());
-        }
-        let msg = if e.msg.is_null() {
-            String::new()
-        } else {
-            // SAFETY: a non-null msg is a NUL-terminated malloc'd string
-            // owned by us (cuzk_gpu.h contract), not yet freed.
-            unsafe { std::ffi::CStr::from_ptr(e.msg) }
-                .to_string_lossy()
-                .into_owned()
-        };
-        // SAFETY: frees exactly the message we were handed, once.
-        unsafe { cuzk_error_free(e) };
-        let err = match e.code {
-            0 => return Ok(()),
-            cuzk_gpu::sys::CUZK_ERR_NOT_BUILT => GpuError::NotBuilt,
-            cuzk_gpu::sys::CUZK_ERR_NO_DEVICE => GpuError::NoDevice(msg),
-            cuzk_gpu::sys::CUZK_ERR_INVALID_ARG => GpuError::InvalidArgument(msg),
-            cuzk_gpu::sys::CUZK_ERR_HOST_ALLOC => GpuError::HostAlloc(msg),
-            cuzk_gpu::sys::CUZK_ERR_EXCEPTION => GpuError::Exception(msg),
-            code => {
-                let (name, message) = match msg.split_once(": ") {
-                    Some((n, m)) => (n.to_string(), m.to_string()),
-                    None => (format!("cudaError({code})"), msg),
-                };
-                GpuError::Cuda {
-                    code,
-                    name,
-                    message,
-                }
-            }
-        };
-        Err(NttError::Gpu(err))
+        // SAFETY: every caller passes the value a shim function just returned.
+        unsafe { cuzk_gpu::check_shim_error(e) }.map_err(NttError::Gpu)
     }
 
     /// Makes the stream's device current on this thread: a kernel launched

@@ -178,11 +178,11 @@ pub(crate) use device::*;
 
 #[cfg(feature = "cuda")]
 mod device {
-    use std::ffi::{c_void, CStr};
+    use std::ffi::c_void;
     use std::mem::size_of;
 
     use cuzk_field::Fr;
-    use cuzk_gpu::sys::{cuzk_error, cuzk_error_free, cuzk_memcpy_async, cuzk_stream};
+    use cuzk_gpu::sys::{cuzk_error, cuzk_memcpy_async, cuzk_stream};
     use cuzk_gpu::{DeviceBuffer, GpuError, Stream};
 
     use super::super::GpuPoint;
@@ -212,40 +212,8 @@ mod device {
 
     /// The cuzk_gpu mapping of a shim error (same codes, see cuzk_gpu.h).
     fn check(e: cuzk_error) -> Result<(), MsmError> {
-        if e.code == 0 && e.msg.is_null() {
-            return Ok(());
-        }
-        let msg = if e.msg.is_null() {
-            String::new()
-        } else {
-            // SAFETY: a non-null msg is a NUL-terminated malloc'd string
-            // (cuzk_gpu.h contract), not yet freed.
-            unsafe { CStr::from_ptr(e.msg) }
-                .to_string_lossy()
-                .into_owned()
-        };
-        // SAFETY: frees exactly the message we were handed, once.
-        unsafe { cuzk_error_free(e) };
-        let err = match e.code {
-            0 => return Ok(()),
-            -5 => GpuError::NotBuilt,
-            -4 => GpuError::NoDevice(msg),
-            -2 => GpuError::InvalidArgument(msg),
-            -3 => GpuError::HostAlloc(msg),
-            -1 => GpuError::Exception(msg),
-            code => {
-                let (name, message) = match msg.split_once(": ") {
-                    Some((n, m)) => (n.to_string(), m.to_string()),
-                    None => (format!("cudaError({code})"), msg),
-                };
-                GpuError::Cuda {
-                    code,
-                    name,
-                    message,
-                }
-            }
-        };
-        Err(MsmError::Gpu(err))
+        // SAFETY: every caller passes the value a shim function just returned.
+        unsafe { cuzk_gpu::check_shim_error(e) }.map_err(MsmError::Gpu)
     }
 
     /// Device gather indices whose every entry was checked against a base
