@@ -261,14 +261,8 @@ pub fn msm_density<C: MsmCurve>(
     scalars: &[Fr],
     density: Option<&Bitmap>,
 ) -> Result<Projective<C>, MsmError> {
-    let need = selected_count(scalars, density)?;
-    if bases.len() < need {
-        return Err(MsmError::TooFewBases {
-            have: bases.len(),
-            need,
-        });
-    }
-    let bases = &bases[..need];
+    let bases = selected_bases(bases, scalars, density)?;
+    let need = bases.len();
     let trivial = classify::count_trivial(scalars, density);
     if trivial * SPLIT_MIN_TRIVIAL.1 < need * SPLIT_MIN_TRIVIAL.0 {
         return match density {
@@ -280,6 +274,20 @@ pub fn msm_density<C: MsmCurve>(
         };
     }
     msm_split(bases, scalars, density)
+}
+
+/// The first `need` bases, where `need` is the number of positions the
+/// density selects; an error when there are fewer bases than that.
+fn selected_bases<'a, C>(
+    bases: &'a [C],
+    scalars: &[Fr],
+    density: Option<&Bitmap>,
+) -> Result<&'a [C], MsmError> {
+    let need = selected_count(scalars, density)?;
+    bases.get(..need).ok_or(MsmError::TooFewBases {
+        have: bases.len(),
+        need,
+    })
 }
 
 /// The split path of [`msm_density`], unconditionally (`bases` already cut to
@@ -329,14 +337,7 @@ pub mod tuning {
         scalars: &[Fr],
         density: Option<&Bitmap>,
     ) -> Result<Projective<C>, MsmError> {
-        let need = selected_count(scalars, density)?;
-        if bases.len() < need {
-            return Err(MsmError::TooFewBases {
-                have: bases.len(),
-                need,
-            });
-        }
-        msm_split(&bases[..need], scalars, density)
+        msm_split(selected_bases(bases, scalars, density)?, scalars, density)
     }
 
     /// [`msm_density`]'s full path regardless of the scalar mix.
@@ -345,18 +346,12 @@ pub mod tuning {
         scalars: &[Fr],
         density: Option<&Bitmap>,
     ) -> Result<Projective<C>, MsmError> {
-        let need = selected_count(scalars, density)?;
-        if bases.len() < need {
-            return Err(MsmError::TooFewBases {
-                have: bases.len(),
-                need,
-            });
-        }
+        let bases = selected_bases(bases, scalars, density)?;
         let bytes = match density {
             None => scalar_bytes(scalars),
-            Some(d) => compact_bytes(scalars, d, need),
+            Some(d) => compact_bytes(scalars, d, bases.len()),
         };
-        Ok(pippenger(Points::Slice(&bases[..need]), &[&bytes])[0])
+        Ok(pippenger(Points::Slice(bases), &[&bytes])[0])
     }
 
     /// blst's own multi-threaded Pippenger (its thread pool, not rayon), on
