@@ -19,6 +19,9 @@
 //! - [`bench_c1`]: a shape-correct C1 output of any size with random
 //!   vanilla proofs (32 GiB: the real synthesis and proving cost without
 //!   sealing 32 GiB; its proofs do not verify).
+//! - [`synth_compare`]: one partition synthesized through cuzk-synth and
+//!   through bellperson 0.27's prover, with time, memory and sizes
+//!   (`cuzk-porep-synth --reference`).
 //! - [`cli`]: clap handlers for `cuzk prove porep`, `cuzk verify porep` and
 //!   `cuzk testdata porep`.
 //!
@@ -30,6 +33,7 @@ pub mod c1;
 pub mod cli;
 pub mod error;
 pub mod porep;
+pub mod synth_compare;
 pub mod testdata;
 
 pub use c1::{

@@ -10,19 +10,22 @@
 //! - [`setup`]: test parameters for any circuit from seeded toxic waste
 //!   (**not for production**).
 //! - [`prove`] / [`prove_batch`]: the prover, over a [`Backend`] (the CPU
-//!   backend today; the GPU backend implements the same trait). Every proof
+//!   backend, or the GPU backend with feature `cuda`). Every proof
 //!   is verified before it is returned unless the caller opts out.
 //! - [`verify_proof`] / [`verify_proofs_batch`]: the verifier, through blst
 //!   pairings.
 //! - [`Proof`]: 192 bytes, compressed A ‖ B ‖ C.
 //!
-//! Features: none yet (`cuda` will select the GPU backend).
+//! Features: `cuda` adds [`gpu::GpuBackend`]: the H step and every MSM on an
+//! NVIDIA GPU, parameters resident on the device.
 #![deny(unsafe_code)] // one exception: mapping a file read-only (mmap.rs)
 
 pub mod backend;
 mod encoding;
 pub mod error;
 mod fixed_base;
+#[cfg(feature = "cuda")]
+pub mod gpu;
 mod mmap;
 pub mod params;
 pub mod proof;

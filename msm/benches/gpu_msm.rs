@@ -154,7 +154,7 @@ fn sweep(g: &GpuBases<G1Affine>, m: &Machine, log: usize, rows: &mut Vec<Row>) {
     let ds = DeviceBuffer::from_slice(g.stream(), &s).expect("scalars");
     let chosen = window_for(n);
     let mut best = (f64::INFINITY, 0);
-    for c in chosen.saturating_sub(3).max(2)..=(chosen + 3).min(24) {
+    for c in chosen.saturating_sub(5).max(2)..=(chosen + 2).min(24) {
         let (ms, _) = time(2, || g.msm_device_window(0, &ds, c).expect("msm"));
         if ms < best.0 {
             best = (ms, c);

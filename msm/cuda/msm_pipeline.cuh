@@ -21,12 +21,13 @@
 //     The number of levels depends on n only (a bucket holds ≤ n entries),
 //     so no host read-back is needed, and skewed inputs (all scalars equal)
 //     never serialise on one thread.
-//  4. reduce: per window, P chunks of m = nb/P buckets each give running
-//     sums (T_k, S_k); the window sum is Σ T_k + m·Σ k·S_k.
+//  4. reduce: per window Σ_t (t+1)·bucket_t, recursively over chunks of 16
+//     buckets (one thread per chunk at every level; see red_chunk_op).
 //  5. combine windows by doubling (Horner), convert to affine.
 #pragma once
 
 #include <memory>
+#include <vector>
 
 #include "bls12_381.cuh"
 
@@ -47,8 +48,6 @@ struct plan_t {
     uint32_t c;          // window bits (2..=24)
     uint32_t windows;    // W = ceil(256 / c)
     uint32_t nb;         // buckets per window, 2^(c−1)
-    uint32_t chunks;     // P, reduction chunks per window (power of 2)
-    uint32_t chunk_log;  // log2(m), m = nb / P buckets per chunk
 };
 
 CUZK_HD inline plan_t make_plan(uint32_t n, uint32_t c) {
@@ -57,11 +56,6 @@ CUZK_HD inline plan_t make_plan(uint32_t n, uint32_t c) {
     p.c = c;
     p.windows = (256 + c - 1) / c;
     p.nb = 1u << (c - 1);
-    // P = 2^floor((c−1)/2): both serial phases of the reduction are then
-    // about sqrt(nb) additions long.
-    uint32_t plog = (c - 1) / 2;
-    p.chunks = 1u << plog;
-    p.chunk_log = (c - 1) - plog;
     return p;
 }
 
@@ -290,21 +284,33 @@ CUZK_HD inline xyzz_t<F> bucket_value(const xyzz_t<F> *items, const uint32_t *of
     return off[b + 1] > off[b] ? items[off[b]] : xyzz_t<F>::inf();
 }
 
-// Chunk k of window j: T = Σ_{t in chunk} (t − km + 1)·B_t, S = Σ B_t.
+// ---- bucket reduction ------------------------------------------------------
+// Window j needs R(X) = Σ_t (t+1)·X_t over its nb bucket sums X. With chunks
+// of m consecutive entries, T_k = Σ_u (u+1)·X_{km+u} and S_k = Σ_u X_{km+u}:
+//   R(X) = Σ_k T_k + m·(R(S) − ΣX),   ΣS = ΣX,
+// so R recurses on S (nb/m entries) until one chunk is left, whose T is R
+// itself. Every level is one thread per chunk (m = 16: nb/16 threads per
+// window, enough to fill the GPU), the sums Σ_k T_k are tree reductions
+// (run_levels), and a last per-window pass applies the Horner steps.
+// Measured on the H200 (docs/GPU.md §10): the first version gave each
+// window only 2^((c−1)/2) threads, and the reduction dominated at c ≥ 16.
+constexpr uint32_t kRedChunk = 16;
+constexpr uint32_t kMaxRedLevels = 8;  // nb ≤ 2^23: ⌈23/4⌉ = 6 levels
+
 template <class F>
-struct reduce_chunk_op {
-    const xyzz_t<F> *items;
-    const uint32_t *off;
-    xyzz_t<F> *T;  // [W][P]
+struct red_chunk_op {
+    const xyzz_t<F> *X;   // [W][N] plain, or bucket partials when off is set
+    const uint32_t *off;  // bucket offsets (level 0) or nullptr
+    xyzz_t<F> *T;         // [W][N/m]
     xyzz_t<F> *S;
-    plan_t p;
+    uint32_t N, m;
     CUZK_HD void operator()(size_t jk) const {
-        uint32_t j = (uint32_t)(jk / p.chunks), k = (uint32_t)(jk % p.chunks);
-        uint32_t m = 1u << p.chunk_log;
-        size_t base = (size_t)j * p.nb + (size_t)k * m;
+        const uint32_t P = N / m;
+        const size_t j = jk / P, k = jk % P;
+        const size_t base = j * N + k * m;
         xyzz_t<F> s = xyzz_t<F>::inf(), t = xyzz_t<F>::inf();
         for (uint32_t u = m; u-- > 0;) {
-            s = s.add(bucket_value(items, off, base + u));
+            s = s.add(off ? bucket_value(X, off, base + u) : X[base + u]);
             t = t.add(s);
         }
         T[jk] = t;
@@ -312,24 +318,31 @@ struct reduce_chunk_op {
     }
 };
 
-// Window j: Σ_k T_k + m·Σ_k k·S_k.
+struct stride_off_op {
+    uint32_t *off;  // [W + 1]
+    uint32_t stride;
+    CUZK_HD void operator()(size_t i) const { off[i] = (uint32_t)i * stride; }
+};
+
+// win_j = R(X_j), from the last level's (T, S) and the per-level Σ_k T_k.
 template <class F>
-struct reduce_window_op {
-    const xyzz_t<F> *T;
-    const xyzz_t<F> *S;
-    xyzz_t<F> *win;  // [W]
-    plan_t p;
+struct red_final_op {
+    const xyzz_t<F> *sumT[kMaxRedLevels];
+    const uint32_t *sumT_off[kMaxRedLevels];
+    uint32_t mlog[kMaxRedLevels];
+    uint32_t levels;  // levels before the last
+    const xyzz_t<F> *lastT;
+    const xyzz_t<F> *lastS;
+    xyzz_t<F> *win;
     CUZK_HD void operator()(size_t j) const {
-        const xyzz_t<F> *Tj = T + j * p.chunks;
-        const xyzz_t<F> *Sj = S + j * p.chunks;
-        xyzz_t<F> sum_t = xyzz_t<F>::inf(), run = xyzz_t<F>::inf(), u = xyzz_t<F>::inf();
-        for (uint32_t k = p.chunks; k-- > 1;) {
-            run = run.add(Sj[k]);
-            u = u.add(run);
+        xyzz_t<F> acc = lastT[j];
+        const xyzz_t<F> tot = lastS[j];
+        for (uint32_t l = levels; l-- > 0;) {
+            acc = acc.add(-tot);
+            for (uint32_t i = 0; i < mlog[l]; i++) acc = acc.dbl();
+            acc = acc.add(bucket_value(sumT[l], sumT_off[l], j));
         }
-        for (uint32_t k = 0; k < p.chunks; k++) sum_t = sum_t.add(Tj[k]);
-        for (uint32_t i = 0; i < p.chunk_log; i++) u = u.dbl();
-        win[j] = sum_t.add(u);
+        win[j] = acc;
     }
 };
 
@@ -444,6 +457,56 @@ void run_levels(Exec &ex, uint32_t B, uint32_t levels, owned<xyzz_t<F>, Exec> &i
     }
 }
 
+// win[j] ← Σ_t (t+1)·bucket_t of window j (see red_chunk_op).
+template <class F, class Exec>
+void reduce_buckets(Exec &ex, const plan_t &p, owned<xyzz_t<F>, Exec> &items, owned<uint32_t, Exec> &off,
+                    xyzz_t<F> *win) {
+    const uint32_t W = p.windows;
+    red_final_op<F> fin{};
+    std::vector<owned<xyzz_t<F>, Exec>> keep_items;
+    std::vector<owned<uint32_t, Exec>> keep_off;
+    owned<xyzz_t<F>, Exec> X;  // level input after level 0
+    uint32_t N = p.nb, lv = 0;
+    for (;;) {
+        const uint32_t m = N < kRedChunk ? N : kRedChunk;
+        const uint32_t P = N / m;
+        auto T = make_buf<xyzz_t<F>>(ex, (size_t)W * P);
+        auto S = make_buf<xyzz_t<F>>(ex, (size_t)W * P);
+        if (lv == 0)
+            ex.for_each((size_t)W * P, red_chunk_op<F>{items->p, off->p, T->p, S->p, N, m});
+        else
+            ex.for_each((size_t)W * P, red_chunk_op<F>{X->p, nullptr, T->p, S->p, N, m});
+        if (P == 1) {
+            fin.levels = lv;
+            fin.lastT = T->p;
+            fin.lastS = S->p;
+            fin.win = win;
+            ex.for_each(W, fin);
+            return;  // T, S and the kept sums are released after the pass
+        }
+        // Σ_k T_k per window: a tree over W "buckets" of P partials each.
+        auto toff = make_buf<uint32_t>(ex, (size_t)W + 1);
+        ex.for_each((size_t)W + 1, stride_off_op{toff->p, P});
+        uint32_t levels = 0;
+        for (uint64_t cnt = P; cnt > 1; cnt = (cnt + kL1 - 1) / kL1) levels++;
+        run_levels<F>(ex, W, levels, T, toff, (uint64_t)W * P);
+        fin.sumT[lv] = T->p;
+        fin.sumT_off[lv] = toff->p;
+        uint32_t mlog = 0;
+        while ((1u << mlog) < m) mlog++;
+        fin.mlog[lv] = mlog;
+        keep_items.push_back(std::move(T));
+        keep_off.push_back(std::move(toff));
+        if (lv == 0) {
+            items.reset();
+            off.reset();
+        }
+        X = std::move(S);
+        N = P;
+        lv++;
+    }
+}
+
 // Checks what msm_run requires: 2 ≤ c ≤ 24 and W·n < 2^32 (u32 offsets).
 inline bool msm_args_ok(uint64_t n, uint32_t c) {
     if (c < 2 || c > 24) return false;
@@ -491,12 +554,8 @@ void msm_run(Exec &ex, const affine_t<F> *bases, const uint32_t *idx, const fr_t
     run_levels<F>(ex, B, level_count(n) - 1, items, off, bound);
 
     // 4-5: bucket reduction, window combination
-    const size_t wp = (size_t)p.windows * p.chunks;
-    auto T = make_buf<xyzz_t<F>>(ex, wp);
-    auto S = make_buf<xyzz_t<F>>(ex, wp);
     auto win = make_buf<xyzz_t<F>>(ex, p.windows);
-    ex.for_each(wp, reduce_chunk_op<F>{items->p, off->p, T->p, S->p, p});
-    ex.for_each(p.windows, reduce_window_op<F>{T->p, S->p, win->p, p});
+    reduce_buckets<F>(ex, p, items, off, win->p);
     ex.for_each(1, combine_op<F>{win->p, out, p});
 }
 

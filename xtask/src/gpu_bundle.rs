@@ -35,10 +35,41 @@ struct Exe {
     path: PathBuf,
 }
 
-pub(crate) fn run(out: Option<PathBuf>, strip: bool, only: &[String]) -> Result<()> {
+/// Release binaries of other packages that GPU-machine runs need: the PoRep
+/// synthesis comparison (CPU only, but the GPU host has the 16 cores and
+/// the memory) and, with `--anchor`, the supraseal-c2 side-by-side harness.
+struct ExtraBin {
+    package: &'static str,
+    bin: &'static str,
+    features: &'static str,
+    /// Builds supraseal-c2 through sppark (needs the toolkit on PATH).
+    sppark: bool,
+}
+
+const EXTRA_BINS: &[ExtraBin] = &[ExtraBin {
+    package: "cuzk-filecoin",
+    bin: "cuzk-porep-synth",
+    features: "",
+    sppark: false,
+}];
+
+const ANCHOR_BIN: ExtraBin = ExtraBin {
+    package: "cuzk-anchor",
+    bin: "cuzk-anchor",
+    features: "supraseal,cuda",
+    sppark: true,
+};
+
+pub(crate) fn run(
+    out: Option<PathBuf>,
+    strip: bool,
+    only: &[String],
+    anchor: bool,
+    extras: bool,
+) -> Result<()> {
     let root = crate::workspace_root();
     let out = out.unwrap_or_else(|| root.join("gpu-bundle"));
-    cuzk_cuda_build::Cuda::detect()
+    let cuda = cuzk_cuda_build::Cuda::detect()
         .map_err(|e| anyhow::anyhow!("{e}"))
         .context("the bundle needs nvcc")?;
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
@@ -95,6 +126,25 @@ pub(crate) fn run(out: Option<PathBuf>, strip: bool, only: &[String]) -> Result<
         exes.extend(collect_executables(cmd, "bin", |e| e.target == pkg)?);
     }
 
+    let extra: Vec<&ExtraBin> = EXTRA_BINS
+        .iter()
+        .filter(|_| extras)
+        .chain(anchor.then_some(&ANCHOR_BIN))
+        .collect();
+    for x in extra {
+        let mut cmd = Command::new(&cargo);
+        cmd.current_dir(&root)
+            .args(["build", "--release", "-p", x.package, "--bin", x.bin]);
+        if !x.features.is_empty() {
+            cmd.args(["--features", x.features]);
+        }
+        if x.sppark {
+            sppark_env(&mut cmd, &cuda)?;
+        }
+        cmd.arg("--message-format=json-render-diagnostics");
+        exes.extend(collect_executables(cmd, "bin", |e| e.target == x.bin)?);
+    }
+
     if out.exists() {
         fs::remove_dir_all(&out).with_context(|| format!("clearing {}", out.display()))?;
     }
@@ -133,6 +183,25 @@ pub(crate) fn run(out: Option<PathBuf>, strip: bool, only: &[String]) -> Result<
         bail!("bundle is {total} bytes, over the device tool's 64 MiB limit");
     }
     println!("{}", out.display());
+    Ok(())
+}
+
+/// sppark's build helper (used by supraseal-c2) calls `nvcc` from PATH,
+/// links `cudart_static` through LIBRARY_PATH, and emits no sm_90 code by
+/// itself: we give it the pinned toolkit and the H200's architecture.
+fn sppark_env(cmd: &mut Command, cuda: &cuzk_cuda_build::Cuda) -> Result<()> {
+    let bin = cuda.nvcc().parent().context("nvcc has no folder")?;
+    let mut path = std::ffi::OsString::from(bin);
+    if let Some(p) = std::env::var_os("PATH") {
+        path.push(":");
+        path.push(p);
+    }
+    cmd.env("PATH", path)
+        .env("LIBRARY_PATH", cuda.lib_dir())
+        .env(
+            "NVCC_APPEND_FLAGS",
+            "-gencode=arch=compute_90,code=sm_90",
+        );
     Ok(())
 }
 

@@ -4,6 +4,9 @@
 #
 #   bash gpu-bundle/run.sh [REPORT_DIR] [TEST_FILTER]
 #
+# CUZK_TEST_TIMEOUT / CUZK_BENCH_TIMEOUT (seconds, default 300) bound each
+# binary; CUZK_SKIP_BENCHES=1 runs the tests only.
+#
 # REPORT_DIR defaults to $OUT (the device tool's return folder), else
 # ./gpu-report. It receives at most 6 files (the tool returns 8): env.txt,
 # tests.log, benches.log, one CSV per bench, summary.txt. Exit status: 0
@@ -45,7 +48,8 @@ for t in "$BUNDLE"/tests/*; do
   echo "===== test $name" >> "$REPORT/tests.log"
   start=$(date +%s)
   # --include-ignored: the GPU tests are #[ignore]d so CPU-only CI skips them
-  "$t" --include-ignored --test-threads=1 $FILTER >> "$REPORT/tests.log" 2>&1
+  # A hang must not eat the whole device call: each binary gets a limit.
+  timeout "${CUZK_TEST_TIMEOUT:-300}" "$t" --include-ignored --test-threads=1 $FILTER >> "$REPORT/tests.log" 2>&1
   rc=$?
   secs=$(( $(date +%s) - start ))
   result=$(grep -a "^test result" "$REPORT/tests.log" | tail -1)
@@ -54,11 +58,12 @@ for t in "$BUNDLE"/tests/*; do
 done
 
 for b in "$BUNDLE"/benches/*; do
+  [ -z "${CUZK_SKIP_BENCHES:-}" ] || break
   [ -x "$b" ] || continue
   name=$(basename "$b")
   echo "===== bench $name" >> "$REPORT/benches.log"
   start=$(date +%s)
-  CUZK_BENCH_OUT="$REPORT/$name.csv" "$b" --bench >> "$REPORT/benches.log" 2>&1
+  CUZK_BENCH_OUT="$REPORT/$name.csv" timeout "${CUZK_BENCH_TIMEOUT:-300}" "$b" --bench >> "$REPORT/benches.log" 2>&1
   rc=$?
   printf 'bench %-45s rc=%d %4ds\n' "$name" "$rc" "$(( $(date +%s) - start ))" >> "$summary"
 done

@@ -7,12 +7,14 @@
 //! - `cuda`: install nvcc 13.0.88 from pinned PyPI wheels into the per-user
 //!   cache ([`cuzk_cuda_build::default_toolkit_dir`]) and check it;
 //! - `bindgen [--check]`: regenerate (or check) the committed FFI bindings;
+//! - `demo`: the README's first command (GPU when present, else CPU);
 //! - `gpu-bundle`: build the CUDA test and bench binaries into `gpu-bundle/`
 //!   with a `run.sh` for the GPU machine.
 #![forbid(unsafe_code)]
 
 mod bindgen;
 mod cuda;
+mod demo;
 mod e2e_porep;
 mod gpu_bundle;
 mod sweep;
@@ -57,6 +59,13 @@ enum Task {
         /// with a `cuda` feature), e.g. `-p cuzk-gpu -p cuzk-ntt`.
         #[arg(short = 'p', long = "package")]
         packages: Vec<String>,
+        /// Also build the supraseal-c2 side-by-side harness (cuzk-anchor;
+        /// compiles supraseal-c2, ~11 min the first time on 2 cores).
+        #[arg(long)]
+        anchor: bool,
+        /// Leave out the extra release binaries (cuzk-porep-synth).
+        #[arg(long)]
+        no_extras: bool,
     },
     /// Filecoin end to end: seal a test sector, C2 through cuzk, `verify_seal` (params cached once per machine).
     E2ePorep {
@@ -72,6 +81,16 @@ enum Task {
     },
     /// Run `cuzk bench` over a grid (c, gw, partition workers, sizes): JSON + Markdown + SVG.
     Sweep(Box<sweep::SweepArgs>),
+    /// A demo proof: on the GPU when this machine has one (installs nvcc and
+    /// builds with CUDA), else on the CPU. Extra arguments go to `cuzk demo`.
+    Demo {
+        /// Use the CPU even when a GPU is present.
+        #[arg(long)]
+        cpu: bool,
+        /// Arguments for `cuzk demo` (e.g. `--log-size 20`).
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+        args: Vec<String>,
+    },
 }
 
 fn main() -> anyhow::Result<()> {
@@ -83,8 +102,11 @@ fn main() -> anyhow::Result<()> {
             out,
             no_strip,
             packages,
-        } => gpu_bundle::run(out, !no_strip, &packages),
+            anchor,
+            no_extras,
+        } => gpu_bundle::run(out, !no_strip, &packages, anchor, !no_extras),
         Task::Sweep(args) => sweep::run(*args),
+        Task::Demo { cpu, args } => demo::run(cpu, &args),
         Task::E2ePorep {
             sector_size,
             reference,

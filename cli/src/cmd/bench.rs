@@ -107,7 +107,7 @@ pub fn run(ctx: &Ctx, a: Args) -> Result<()> {
             .or_else(|| cfg.srs.param_cache.clone()),
     )?;
     let params = Arc::new(params(ctx, &a.circuit, &dir)?);
-    let be: Arc<dyn cuzk_groth16::Backend> = Arc::from(backend(a.backend)?);
+    let be: Arc<dyn cuzk_groth16::Backend> = Arc::from(backend(a.backend, Some(&params))?);
 
     // One shape for every partition, known without synthesizing where the
     // circuit can tell (the bench circuit), counted once otherwise.

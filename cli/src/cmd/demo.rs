@@ -45,7 +45,8 @@ pub fn run(ctx: &Ctx, a: Args) -> Result<()> {
     };
     let params_time = t0.elapsed();
 
-    let be = backend(a.backend)?;
+    let params = std::sync::Arc::new(params);
+    let be = backend(a.backend, Some(&params))?;
     let circuit = a.circuit.build(a.circuit.witness_seed)?;
     let t1 = Instant::now();
     let out = prove(

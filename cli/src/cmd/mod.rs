@@ -23,12 +23,45 @@ pub enum BackendChoice {
     Gpu,
 }
 
-/// Resolves the backend choice to an implementation.
-pub fn backend(choice: BackendChoice) -> Result<Box<dyn cuzk_groth16::Backend>> {
+/// Resolves the backend choice to an implementation. With the GPU backend
+/// and `params`, the parameters' bases are uploaded once (resident on the
+/// device when they fit; see `cuzk_groth16::gpu::Residency`).
+pub fn backend(
+    choice: BackendChoice,
+    params: Option<&std::sync::Arc<cuzk_groth16::Parameters>>,
+) -> Result<Box<dyn cuzk_groth16::Backend>> {
+    let gpu_present = cuzk_gpu::built_with_cuda() && cuzk_gpu::device_count() > 0;
     match choice {
-        BackendChoice::Auto | BackendChoice::Cpu => Ok(Box::new(cuzk_groth16::CpuBackend)),
-        BackendChoice::Gpu => anyhow::bail!("the GPU backend is not available in this build (the GPU prover has not landed yet); use --backend cpu"),
+        BackendChoice::Cpu => Ok(Box::new(cuzk_groth16::CpuBackend)),
+        BackendChoice::Auto if !gpu_present => Ok(Box::new(cuzk_groth16::CpuBackend)),
+        BackendChoice::Auto | BackendChoice::Gpu => gpu_backend(params),
     }
+}
+
+#[cfg(feature = "cuda")]
+fn gpu_backend(
+    params: Option<&std::sync::Arc<cuzk_groth16::Parameters>>,
+) -> Result<Box<dyn cuzk_groth16::Backend>> {
+    use cuzk_groth16::gpu::{GpuBackend, Residency};
+    let be = GpuBackend::new(0).context("cannot start the GPU backend")?;
+    if let Some(p) = params {
+        let mode = std::env::var("CUZK_RESIDENCY")
+            .ok()
+            .map(|s| s.parse::<Residency>())
+            .transpose()
+            .map_err(|e| anyhow::anyhow!("CUZK_RESIDENCY: {e}"))?
+            .unwrap_or(Residency::Auto);
+        be.preload(p, mode)
+            .context("cannot place the parameters on the GPU")?;
+    }
+    Ok(Box::new(be))
+}
+
+#[cfg(not(feature = "cuda"))]
+fn gpu_backend(
+    _params: Option<&std::sync::Arc<cuzk_groth16::Parameters>>,
+) -> Result<Box<dyn cuzk_groth16::Backend>> {
+    anyhow::bail!("this cuzk was built without CUDA (feature `cuda`); use --backend cpu")
 }
 
 /// Loads parameters with a spinner.

@@ -43,9 +43,9 @@ pub fn run(ctx: &Ctx, a: Args) -> Result<()> {
     a.circuit.validate()?;
     anyhow::ensure!(a.count >= 1, "--count must be at least 1");
     let t0 = Instant::now();
-    let params = load_params(ctx, &params_path, a.full_check)?;
+    let params = std::sync::Arc::new(load_params(ctx, &params_path, a.full_check)?);
     let load = t0.elapsed();
-    let be = backend(a.backend)?;
+    let be = backend(a.backend, Some(&params))?;
     let circuits = (0..a.count as u64)
         .map(|i| a.circuit.build(a.circuit.witness_seed + i))
         .collect::<Result<Vec<_>>>()?;

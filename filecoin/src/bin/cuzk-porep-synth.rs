@@ -1,22 +1,52 @@
 //! Synthesis benchmark for PoRep partitions of any sector size, from a
 //! random shape-correct C1 output (see `cuzk_filecoin::bench_c1`) or a real
-//! one. Prints the constraint count per partition and the synthesis time
-//! and memory of each partition through cuzk-synth.
+//! one. Prints the shape of a partition and the synthesis time and memory
+//! of each partition through cuzk-synth.
 //!
 //! ```text
 //! cuzk-porep-synth --sector-size 32GiB [--partitions 1] [--seed 1] [--count-only] [--blank]
-//! cuzk-porep-synth --c1 c1.json [--sector-size 2KiB]
+//! cuzk-porep-synth --sector-size 32GiB --reference [--bellperson-first] [--bellperson-constraints]
+//! cuzk-porep-synth --c1 c1.json [--sector-size 2KiB] [--reference]
 //! ```
 //!
 //! A 32 GiB partition needs ~17 GB of memory to synthesize; `--count-only`
-//! walks the circuit without keeping anything (for small machines).
+//! walks the circuit without keeping anything (for small machines), and
+//! `--blank` also counts the blank circuit parameter generation uses.
+//!
+//! `--reference` synthesizes each partition a second time through
+//! bellperson 0.27's prover (what filecoin-proofs 19 runs; see
+//! `cuzk_filecoin::synth_compare` for how its private synthesis is reached),
+//! one side after the other with each side's output freed before the other
+//! starts, and prints per partition both times, the memory each holds and
+//! its peak above the baseline, the ratio, and whether both produced the
+//! same numbers of inputs, aux variables and (with
+//! `--bellperson-constraints`, which lets bellperson run its FFTs untimed)
+//! constraints. The last line is machine-readable:
+//!
+//! ```text
+//! RESULT sector=32GiB partitions=1 threads=16 cuzk_s=… bellperson_s=… ratio=… bellperson_repr_s=… cuzk_gb=… bellperson_gb=… cuzk_held_gb=… bellperson_held_gb=… sizes=same
+//! ```
+//!
+//! (`ratio` = bellperson / cuzk synthesis time, `*_gb` = peak above the
+//! baseline, means over the partitions.) At 32 GiB it needs ~22 GB free:
+//! the sides run one after the other, cuzk at ~17 GB, bellperson at ~21 GB
+//! (its `to_repr` copy of the aux assignment). A size mismatch exits with
+//! status 1 after the RESULT line. The 32 GiB comparison (CPU only, run on
+//! the 16-core GPU host):
+//!
+//! ```text
+//! cargo run --release -p cuzk-filecoin --bin cuzk-porep-synth -- --sector-size 32GiB --reference
+//! ```
 
+use cuzk_filecoin::c1::format_size;
+use cuzk_filecoin::synth_compare::{compare_synthesis, CompareOptions, PartitionComparison};
 use cuzk_filecoin::{bench_c1, parse_c1, parse_size, partition_shape, SealProofKind, SealVersion};
 use std::time::Instant;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut size: Option<u64> = None;
     let (mut partitions, mut seed, mut count_only, mut blank) = (1usize, 1u64, false, false);
+    let (mut reference, mut bellperson_first, mut bellperson_constraints) = (false, false, false);
     let mut c1_path: Option<String> = None;
     let args: Vec<String> = std::env::args().skip(1).collect();
     let mut it = args.iter();
@@ -29,8 +59,14 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             "--c1" => c1_path = Some(val()?.clone()),
             "--count-only" => count_only = true,
             "--blank" => blank = true,
+            "--reference" => reference = true,
+            "--bellperson-first" => bellperson_first = true,
+            "--bellperson-constraints" => bellperson_constraints = true,
             other => return Err(format!("unknown argument {other:?}").into()),
         }
+    }
+    if (bellperson_first || bellperson_constraints) && !reference {
+        return Err("--bellperson-first and --bellperson-constraints need --reference".into());
     }
     let t = Instant::now();
     let c1 = match &c1_path {
@@ -41,7 +77,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         )?,
     };
     println!(
-        "{}: C1 {} in {:.2?}, rayon threads {}",
+        "{}: C1 {} in {:.2?}, {} CPU threads",
         c1.kind.api_name(),
         if c1_path.is_some() {
             "parsed"
@@ -49,33 +85,46 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             "generated (random, shape-correct)"
         },
         t.elapsed(),
-        rayon_threads()
+        threads()
     );
 
-    let t = Instant::now();
-    let shape = partition_shape(&c1)?;
-    println!(
-        "shape per partition: {} constraints ({} circuit + {} input constraints), {} inputs (ONE incl.), {} aux, domain 2^{} (count: {:.2?})",
-        shape.num_constraints,
-        shape.num_constraints - shape.num_inputs,
-        shape.num_inputs,
-        shape.num_inputs,
-        shape.num_aux,
-        shape.domain_size().trailing_zeros(),
-        t.elapsed()
-    );
-    if blank {
+    // The counting pass walks the whole circuit (~1 min of one core at
+    // 32 GiB), so it runs only when asked for; synthesis reports the shape.
+    if count_only || blank {
         let t = Instant::now();
-        let b = bench_c1::blank_shape(&c1.kind)?;
+        let shape = partition_shape(&c1)?;
         println!(
-            "blank circuit (parameter generation) shape: {b:?} ({:.2?}) -> {}",
-            t.elapsed(),
-            if b == shape { "same" } else { "DIFFERENT" }
+            "shape per partition: {} constraints ({} circuit + {} input constraints), {} inputs (ONE incl.), {} aux, domain 2^{} (count: {:.2?})",
+            shape.num_constraints,
+            shape.num_constraints - shape.num_inputs,
+            shape.num_inputs,
+            shape.num_inputs,
+            shape.num_aux,
+            shape.domain_size().trailing_zeros(),
+            t.elapsed()
         );
+        if blank {
+            let t = Instant::now();
+            let b = bench_c1::blank_shape(&c1.kind)?;
+            println!(
+                "blank circuit (parameter generation) shape: {b:?} ({:.2?}) -> {}",
+                t.elapsed(),
+                if b == shape { "same" } else { "DIFFERENT" }
+            );
+        }
+        if count_only {
+            return Ok(());
+        }
     }
-    if count_only {
-        return Ok(());
+    if reference {
+        let opts = CompareOptions {
+            partitions,
+            bellperson_first,
+            bellperson_constraints,
+        };
+        return run_reference(&c1, opts);
     }
+
     let total = cuzk_filecoin::public_inputs(&c1)?.len();
     let mut secs = Vec::new();
     for k in 0..partitions.min(total) {
@@ -84,8 +133,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let dt = t.elapsed();
         secs.push(dt.as_secs_f64());
         println!(
-            "partition {k}: synthesis {dt:.2?}, {} constraints, {:.2} GB, aux 0/1 fraction {:.3}",
+            "partition {k}: synthesis {dt:.2?}, {} constraints ({} inputs, {} aux), {:.2} GB, aux 0/1 fraction {:.3}",
             pa.num_constraints(),
+            pa.num_inputs(),
+            pa.num_aux(),
             pa.memory_bytes() as f64 / 1e9,
             pa.aux_bit_fraction()
         );
@@ -99,7 +150,106 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     Ok(())
 }
 
-fn rayon_threads() -> usize {
+/// `--reference`: cuzk and bellperson on the same partitions.
+fn run_reference(
+    c1: &cuzk_filecoin::C1Output,
+    opts: CompareOptions,
+) -> Result<(), Box<dyn std::error::Error>> {
+    println!(
+        "comparing synthesis, {} first, each side's output freed before the other runs",
+        if opts.bellperson_first {
+            "bellperson"
+        } else {
+            "cuzk"
+        }
+    );
+    let (rows, total) = compare_synthesis(c1, opts, &mut print_partition)?;
+    if rows.is_empty() {
+        return Err(format!("no partition compared (the C1 output has {total})").into());
+    }
+    let n = rows.len() as f64;
+    let mean = |f: &dyn Fn(&PartitionComparison) -> f64| rows.iter().map(f).sum::<f64>() / n;
+    let mean_gb = |f: &dyn Fn(&PartitionComparison) -> Option<u64>| {
+        let v: Option<Vec<u64>> = rows.iter().map(f).collect();
+        v.map_or("na".to_string(), |v| {
+            format!("{:.2}", v.iter().sum::<u64>() as f64 / n / 1e9)
+        })
+    };
+    let cuzk_s = mean(&|r| r.cuzk.synthesis.as_secs_f64());
+    let bell_s = mean(&|r| r.bellperson.synthesis.as_secs_f64());
+    let same = rows.iter().all(PartitionComparison::counts_match);
+    println!(
+        "mean per partition: cuzk {cuzk_s:.2} s, bellperson {bell_s:.2} s, bellperson/cuzk {:.2}x",
+        bell_s / cuzk_s
+    );
+    println!(
+        "RESULT sector={} partitions={} threads={} cuzk_s={cuzk_s:.2} bellperson_s={bell_s:.2} ratio={:.2} bellperson_repr_s={:.2} cuzk_gb={} bellperson_gb={} cuzk_held_gb={} bellperson_held_gb={} sizes={}",
+        format_size(c1.kind.sector_size),
+        rows.len(),
+        threads(),
+        bell_s / cuzk_s,
+        mean(&|r| r.bellperson.conversion.as_secs_f64()),
+        mean_gb(&|r| r.cuzk.peak_bytes),
+        mean_gb(&|r| r.bellperson.peak_bytes),
+        mean_gb(&|r| r.cuzk.held_bytes),
+        mean_gb(&|r| r.bellperson.held_bytes),
+        if same { "same" } else { "DIFFERENT" }
+    );
+    if !same {
+        return Err("cuzk and bellperson synthesized different sizes".into());
+    }
+    Ok(())
+}
+
+fn print_partition(r: &PartitionComparison) {
+    let gb = |b: Option<u64>| b.map_or("n/a".to_string(), |b| format!("{:.2} GB", b as f64 / 1e9));
+    let (c, b) = (&r.cuzk, &r.bellperson);
+    println!("partition {}:", r.partition);
+    println!(
+        "  cuzk        synthesis {:>8.2?}, holds {}, peak +{}, aux 0/1 fraction {:.3}",
+        c.synthesis,
+        gb(c.held_bytes),
+        gb(c.peak_bytes),
+        r.aux_bit_fraction
+    );
+    println!(
+        "  bellperson  synthesis {:>8.2?}, holds {}, peak +{}; then to_repr {:.2?}, peak +{}",
+        b.synthesis,
+        gb(b.held_bytes),
+        gb(b.peak_bytes),
+        b.conversion,
+        gb(b.peak_with_conversion_bytes)
+    );
+    let ratio = |x: Option<u64>, y: Option<u64>| match (x, y) {
+        (Some(x), Some(y)) if y > 0 => format!("{:.2}x", x as f64 / y as f64),
+        _ => "n/a".to_string(),
+    };
+    println!(
+        "  bellperson/cuzk: time {:.2}x, peak {}, held {}",
+        b.synthesis.as_secs_f64() / c.synthesis.as_secs_f64(),
+        ratio(b.peak_bytes, c.peak_bytes),
+        ratio(b.held_bytes, c.held_bytes)
+    );
+    let constraints = match (c.constraints, b.constraints) {
+        (Some(x), Some(y)) => format!("{x} / {y}"),
+        (Some(x), None) => format!("{x} / not reported (--bellperson-constraints)"),
+        _ => "n/a".to_string(),
+    };
+    println!(
+        "  sizes cuzk / bellperson: constraints {constraints}, inputs {} / {}, aux {} / {}: {}",
+        c.inputs,
+        b.inputs,
+        c.aux,
+        b.aux,
+        if r.counts_match() {
+            "same"
+        } else {
+            "DIFFERENT"
+        }
+    );
+}
+
+fn threads() -> usize {
     std::thread::available_parallelism()
         .map(|n| n.get())
         .unwrap_or(1)

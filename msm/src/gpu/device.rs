@@ -94,6 +94,36 @@ impl<C: GpuPoint> GpuBases<C> {
         self.msm_device_window(start, scalars, window_for(scalars.len()))
     }
 
+    /// As [`GpuBases::msm_device`] over the first `len` device scalars only
+    /// (the Groth16 H MSM: the H step leaves n coefficients, the H query has
+    /// n − 1 points).
+    pub fn msm_device_prefix(
+        &self,
+        start: usize,
+        scalars: &DeviceBuffer<Fr>,
+        len: usize,
+    ) -> Result<Projective<C>, MsmError> {
+        if len > scalars.len() {
+            return Err(MsmError::LengthMismatch {
+                bases: len,
+                scalars: scalars.len(),
+            });
+        }
+        check_range(&(start..start.saturating_add(len)), self.len())?;
+        let mut out = self.out()?;
+        sys::dev_run(
+            &self.bases,
+            start,
+            None,
+            scalars,
+            len,
+            window_for(len),
+            &mut out,
+            &self.stream,
+        )?;
+        self.result(&out)
+    }
+
     /// [`GpuBases::msm_device`] with a forced window width (benchmarks).
     #[doc(hidden)]
     pub fn msm_device_window(

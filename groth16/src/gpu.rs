@@ -1,0 +1,368 @@
+//! The GPU backend (`cuda` feature): the H step and every MSM of a
+//! partition on one NVIDIA GPU, the parameters' bases resident on the device.
+//!
+//! Per partition ([`GpuBackend::evaluate`]):
+//! 1. in parallel on the CPU (rayon), the aux and input scalars are split
+//!    into zero / one / tail for L, A and B (`cuzk_msm::classify`; B's split
+//!    serves G1 and G2), while the device runs
+//! 2. the H step on a, b, c (uploaded, 7 NTTs + pointwise, `cuzk_ntt::gpu`)
+//!    and the H MSM straight from the device-resident coefficients (no round
+//!    trip over PCIe);
+//! 3. L, A, B(G1), B(G2): bitmap sums over the ones and Pippenger over the
+//!    gathered tails, against the resident bases;
+//! 4. the caller's epilogue (r, s) and self-check on the CPU, as for the
+//!    CPU backend.
+//!
+//! Residency: [`GpuBackend::preload`] uploads a parameter set's five base
+//! sets once (a PoRep 32 GiB set is ~47 GiB; an H200 holds 139 GiB). A
+//! partition proved against parameters that were not preloaded, or when
+//! [`Residency::Transient`] is chosen, uploads each base set for the call and
+//! frees it after (slower, but bounded by the largest single set).
+//!
+//! Architecture invariant: the results equal the CPU backend's bit for bit
+//! (same [`ProofParts`]), so for fixed r, s both backends give the same
+//! proof bytes; tests on the GPU machine check it.
+
+use std::sync::Arc;
+
+use cuzk_field::{G1Affine, G1Projective, G2Affine, G2Projective};
+use cuzk_gpu::{Device, GpuError, Stream};
+use cuzk_msm::gpu::{GpuBases, GpuPoint};
+use cuzk_msm::{classify, Classified, MsmError, Projective};
+use cuzk_ntt::gpu::GpuNtt;
+use cuzk_ntt::NttError;
+use cuzk_synth::ProvingAssignment;
+use group::Group;
+use parking_lot::Mutex;
+
+use crate::backend::{check_shape, Backend, ProofParts};
+use crate::error::{Groth16Error, Result};
+use crate::params::Parameters;
+use crate::timings::Timings;
+
+/// Where a parameter set's bases live while proving.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Residency {
+    /// Choose from free device memory: resident when the bases plus the
+    /// working set fit, else transient.
+    Auto,
+    /// Upload once, keep on the device for every proof.
+    Resident,
+    /// Upload each base set per partition and free it after.
+    Transient,
+}
+
+impl std::str::FromStr for Residency {
+    type Err = String;
+    fn from_str(s: &str) -> std::result::Result<Self, String> {
+        match s {
+            "auto" => Ok(Residency::Auto),
+            "resident" => Ok(Residency::Resident),
+            "transient" | "stream" => Ok(Residency::Transient),
+            _ => Err(format!(
+                "unknown residency {s:?} (expected auto, resident or transient)"
+            )),
+        }
+    }
+}
+
+/// The five base sets of one parameter set, on the device.
+#[derive(Debug)]
+struct Bases {
+    h: GpuBases<G1Affine>,
+    l: GpuBases<G1Affine>,
+    a: GpuBases<G1Affine>,
+    b_g1: GpuBases<G1Affine>,
+    b_g2: GpuBases<G2Affine>,
+}
+
+#[derive(Debug)]
+struct ResidentSet {
+    /// Held so the address compared in `evaluate` can never be reused by
+    /// another parameter set while these bases are cached.
+    params: Arc<Parameters>,
+    bases: Arc<Bases>,
+}
+
+/// Bytes the bases of `params` take on the device.
+pub fn bases_bytes(params: &Parameters) -> u64 {
+    let g1 = std::mem::size_of::<G1Affine>() as u64;
+    let g2 = std::mem::size_of::<G2Affine>() as u64;
+    (params.h.len() + params.l.len() + params.a.len() + params.b_g1.len()) as u64 * g1
+        + params.b_g2.len() as u64 * g2
+}
+
+/// Device bytes one partition needs besides the bases: the H step's two
+/// n-element buffers plus MSM scratch (digits, sorted indices, buckets and
+/// the gathered tail; a generous 48 bytes per point of the largest MSM).
+pub fn working_bytes(params: &Parameters) -> u64 {
+    let n = params.domain_size() as u64;
+    let largest = n.max(params.l.len() as u64);
+    2 * n * 32 + largest * 48 + (64 << 20)
+}
+
+/// The GPU backend for one device.
+#[derive(Debug)]
+pub struct GpuBackend {
+    device: Device,
+    ntt: Arc<GpuNtt>,
+    /// The NTT stream (the MSMs run on each base set's own stream).
+    stream: Stream,
+    resident: Mutex<Option<ResidentSet>>,
+    /// Serialises device work of concurrent callers (the engine's GPU
+    /// workers): one partition's kernels at a time, while another caller's
+    /// CPU classification proceeds outside the lock.
+    device_lock: Mutex<()>,
+}
+
+fn gpu_err(e: GpuError) -> Groth16Error {
+    Groth16Error::Backend {
+        backend: "gpu".into(),
+        message: e.to_string(),
+    }
+}
+
+fn ntt_err(e: NttError) -> Groth16Error {
+    Groth16Error::Ntt(e.to_string())
+}
+
+fn msm_err(e: MsmError) -> Groth16Error {
+    Groth16Error::Msm(e.to_string())
+}
+
+impl GpuBackend {
+    /// A backend on device `ordinal` (twiddle tables built now).
+    pub fn new(ordinal: usize) -> Result<Self> {
+        let device = Device::new(ordinal).map_err(gpu_err)?;
+        let ntt = GpuNtt::for_device(&device).map_err(ntt_err)?;
+        let stream = Stream::new(&device).map_err(gpu_err)?;
+        Ok(GpuBackend {
+            device,
+            ntt,
+            stream,
+            resident: Mutex::new(None),
+            device_lock: Mutex::new(()),
+        })
+    }
+
+    /// The device this backend runs on.
+    pub fn device(&self) -> &Device {
+        &self.device
+    }
+
+    /// Free and total device memory in bytes.
+    pub fn mem_info(&self) -> Result<(u64, u64)> {
+        self.device.mem_info().map_err(gpu_err)
+    }
+
+    /// Uploads `params`' bases once so every later partition proved against
+    /// this same `Arc` uses them from device memory. With
+    /// [`Residency::Auto`], decides from free device memory; returns the
+    /// residency in effect. Replaces any previously preloaded set.
+    pub fn preload(&self, params: &Arc<Parameters>, mode: Residency) -> Result<Residency> {
+        let mut slot = self.resident.lock();
+        *slot = None; // free the old set before measuring free memory
+        let need = bases_bytes(params) + working_bytes(params);
+        let mode = match mode {
+            Residency::Auto => {
+                let (free, _) = self.mem_info()?;
+                if need <= free {
+                    Residency::Resident
+                } else {
+                    Residency::Transient
+                }
+            }
+            m => m,
+        };
+        if mode == Residency::Resident {
+            let _g = self.device_lock.lock();
+            let bases = self.upload(params).map_err(|e| match e {
+                Groth16Error::Msm(m) => Groth16Error::Backend {
+                    backend: self.name(),
+                    message: format!(
+                        "uploading {:.1} GiB of bases failed ({m}); try transient residency",
+                        bases_bytes(params) as f64 / (1u64 << 30) as f64
+                    ),
+                },
+                e => e,
+            })?;
+            *slot = Some(ResidentSet {
+                params: Arc::clone(params),
+                bases: Arc::new(bases),
+            });
+        }
+        Ok(mode)
+    }
+
+    /// Drops the resident bases (frees device memory).
+    pub fn unload(&self) {
+        *self.resident.lock() = None;
+    }
+
+    /// True when `params` is the preloaded set.
+    pub fn is_resident(&self, params: &Parameters) -> bool {
+        self.resident
+            .lock()
+            .as_ref()
+            .is_some_and(|r| std::ptr::eq(Arc::as_ptr(&r.params), params))
+    }
+
+    fn upload(&self, params: &Parameters) -> Result<Bases> {
+        let up1 = |v: &[G1Affine]| GpuBases::upload(&self.device, v).map_err(msm_err);
+        Ok(Bases {
+            h: up1(&params.h)?,
+            l: up1(&params.l)?,
+            a: up1(&params.a)?,
+            b_g1: up1(&params.b_g1)?,
+            b_g2: GpuBases::upload(&self.device, &params.b_g2).map_err(msm_err)?,
+        })
+    }
+
+    fn resident_for(&self, params: &Parameters) -> Option<Arc<Bases>> {
+        self.resident
+            .lock()
+            .as_ref()
+            .filter(|r| std::ptr::eq(Arc::as_ptr(&r.params), params))
+            .map(|r| Arc::clone(&r.bases))
+    }
+}
+
+/// The zero/one/tail splits of one partition.
+struct Splits {
+    l: Classified,
+    a_aux: Classified,
+    b_inputs: Classified,
+    b_aux: Classified,
+}
+
+fn split_all(pa: &ProvingAssignment) -> std::result::Result<Splits, MsmError> {
+    let aux = &pa.aux_assignment;
+    let ((l, a_aux), (b_inputs, b_aux)) = rayon::join(
+        || {
+            rayon::join(
+                || classify(aux, None),
+                || classify(aux, Some(&pa.a_aux_density)),
+            )
+        },
+        || {
+            rayon::join(
+                || classify(&pa.input_assignment, Some(&pa.b_input_density)),
+                || classify(aux, Some(&pa.b_aux_density)),
+            )
+        },
+    );
+    Ok(Splits {
+        l: l?,
+        a_aux: a_aux?,
+        b_inputs: b_inputs?,
+        b_aux: b_aux?,
+    })
+}
+
+/// ones + tail of one split against `bases[start ..]`.
+fn split_msm<C: GpuPoint>(
+    bases: &GpuBases<C>,
+    start: usize,
+    c: &Classified,
+) -> std::result::Result<Projective<C>, MsmError> {
+    let mut acc = Projective::<C>::identity();
+    if c.ones.count_ones() > 0 {
+        acc += bases.bitmap_sum(start, &c.ones)?;
+    }
+    if !c.tail_indices.is_empty() {
+        acc += bases.msm_gather(start, &c.tail_indices, &c.tail_scalars)?;
+    }
+    Ok(acc)
+}
+
+impl Backend for GpuBackend {
+    fn name(&self) -> String {
+        format!("cuda:{}", self.device.ordinal())
+    }
+
+    fn evaluate(
+        &self,
+        params: &Parameters,
+        pa: ProvingAssignment,
+        timings: &mut Timings,
+    ) -> Result<ProofParts> {
+        check_shape(params, &pa)?;
+        let resident = self.resident_for(params);
+        let transient_bases;
+        let bases: &Bases = match &resident {
+            Some(b) => b,
+            None => {
+                let _g = self.device_lock.lock();
+                transient_bases = timings.time("upload_bases", || self.upload(params))?;
+                &transient_bases
+            }
+        };
+        let n_h = params.h.len();
+
+        // CPU classification overlaps the device's H step and H MSM.
+        let mut h_times = Timings::default();
+        let (splits, h) = rayon::join(
+            || {
+                let t = std::time::Instant::now();
+                split_all(&pa).map(|s| (s, t.elapsed()))
+            },
+            || -> Result<G1Projective> {
+                // Page-lock a, b, c where they are (outside the device lock,
+                // so it overlaps another partition's kernels): copies then
+                // run at ~55 GB/s instead of ~8 (docs/GPU.md §8). Failure
+                // (no permission, memory limits) just means pageable copies.
+                let _pins = h_times.time("register", || {
+                    [&pa.a, &pa.b, &pa.c]
+                        .map(|v| cuzk_pinned_mem::Registered::new_read_only(v).ok())
+                });
+                let _g = self.device_lock.lock();
+                let coeffs = h_times.time("ntt_h", || -> Result<_> {
+                    let d = self
+                        .ntt
+                        .h_step(&self.stream, &pa.a, &pa.b, &pa.c)
+                        .map_err(ntt_err)?;
+                    self.stream.synchronize().map_err(gpu_err)?;
+                    Ok(d)
+                })?;
+                h_times.time("msm_h", || {
+                    bases.h.msm_device_prefix(0, &coeffs, n_h).map_err(msm_err)
+                })
+            },
+        );
+        let h = h?;
+        let (splits, classify_time) = splits.map_err(msm_err)?;
+        timings.merge(&h_times);
+        timings.add("classify", classify_time);
+
+        let _g = self.device_lock.lock();
+        let ni = pa.input_assignment.len();
+        let nbi = splits.b_inputs.selected();
+        let l = timings
+            .time("msm_l", || split_msm(&bases.l, 0, &splits.l))
+            .map_err(msm_err)?;
+        let a = timings
+            .time("msm_a", || -> std::result::Result<_, MsmError> {
+                Ok(bases.a.msm(0, &pa.input_assignment)? + split_msm(&bases.a, ni, &splits.a_aux)?)
+            })
+            .map_err(msm_err)?;
+        let b_g1 = timings
+            .time("msm_b_g1", || -> std::result::Result<_, MsmError> {
+                Ok(split_msm(&bases.b_g1, 0, &splits.b_inputs)?
+                    + split_msm(&bases.b_g1, nbi, &splits.b_aux)?)
+            })
+            .map_err(msm_err)?;
+        let b_g2: G2Projective = timings
+            .time("msm_b_g2", || -> std::result::Result<_, MsmError> {
+                Ok(split_msm(&bases.b_g2, 0, &splits.b_inputs)?
+                    + split_msm(&bases.b_g2, nbi, &splits.b_aux)?)
+            })
+            .map_err(msm_err)?;
+        Ok(ProofParts {
+            h,
+            l,
+            a,
+            b_g1,
+            b_g2,
+        })
+    }
+}

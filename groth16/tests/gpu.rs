@@ -1,0 +1,136 @@
+//! The GPU backend against the CPU backend and bellperson's verifier.
+//!
+//! Needs an NVIDIA GPU: `#[ignore]`d; gpu-bundle/run.sh runs them with
+//! `--include-ignored` on the GPU machine. Sizes above 2^18 take their
+//! parameters from the GPU setup when `CUZK_TEST_BIG=1` (minutes).
+#![cfg(feature = "cuda")]
+
+use std::sync::Arc;
+
+use bellperson::groth16 as bp;
+use blstrs::Bls12;
+use cuzk_field::Fr;
+use cuzk_groth16::gpu::{GpuBackend, Residency};
+use cuzk_groth16::{
+    prove_assignment, verify_proof, Backend, CpuBackend, Parameters, Proof, Timings, ToxicWaste,
+};
+use cuzk_synth::circuits::{BenchCircuit, TinyCircuit};
+use ff::Field;
+use rand_chacha::rand_core::SeedableRng;
+use rand_chacha::ChaCha8Rng;
+
+fn bp_verify(params: &Parameters, proof: &Proof, inputs: &[Fr]) -> bool {
+    let mut bytes = Vec::new();
+    params.vk.write(&mut bytes).unwrap();
+    let vk = bp::VerifyingKey::<Bls12>::read(&bytes[..]).unwrap();
+    let pvk = bp::prepare_verifying_key(&vk);
+    let p = bp::Proof::<Bls12>::read(&proof.to_bytes()[..]).unwrap();
+    bp::verify_proof(&pvk, &p, inputs).unwrap()
+}
+
+fn params_for(log: u32) -> Arc<Parameters> {
+    let c = BenchCircuit::new(log, 0).unwrap();
+    Arc::new(
+        cuzk_groth16::generate_parameters(c, &ToxicWaste::from_seed(u64::from(log)), None).unwrap(),
+    )
+}
+
+/// GPU and CPU give the same MSM results (hence, for fixed r and s, the same
+/// proof bytes); the proof verifies with ours and bellperson's verifiers;
+/// resident and transient residency agree.
+fn check(
+    params: &Arc<Parameters>,
+    gpu: &GpuBackend,
+    circuit: impl bellpepper_core::Circuit<Fr> + Clone + Send,
+    seed: u64,
+) {
+    let pa = cuzk_synth::synthesize(circuit.clone()).unwrap();
+    let pa2 = cuzk_synth::synthesize(circuit).unwrap();
+    let mut t = Timings::default();
+    let cpu = CpuBackend.evaluate(params, pa.clone(), &mut t).unwrap();
+    let got = gpu.evaluate(params, pa, &mut t).unwrap();
+    assert_eq!(got, cpu, "GPU and CPU backends disagree");
+
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let (r, s) = (Fr::random(&mut rng), Fr::random(&mut rng));
+    let pvk = params.vk.prepare();
+    let out_gpu = prove_assignment(params, Some(&pvk), pa2.clone(), r, s, gpu).unwrap();
+    let out_cpu = prove_assignment(params, None, pa2, r, s, &CpuBackend).unwrap();
+    assert_eq!(out_gpu.proof.to_bytes(), out_cpu.proof.to_bytes());
+    assert!(verify_proof(&pvk, &out_gpu.proof, &out_gpu.inputs).unwrap());
+    assert!(bp_verify(params, &out_gpu.proof, &out_gpu.inputs));
+    let mut bad = out_gpu.inputs.clone();
+    if let Some(x) = bad.first_mut() {
+        *x += Fr::ONE;
+        assert!(!bp_verify(params, &out_gpu.proof, &bad));
+    }
+}
+
+#[test]
+#[ignore = "needs an NVIDIA GPU"]
+fn gpu_matches_cpu_2_10_to_2_18() {
+    let gpu = GpuBackend::new(0).unwrap();
+    for log in [10u32, 11, 12, 14, 16, 18] {
+        let params = params_for(log);
+        // transient: not preloaded
+        check(
+            &params,
+            &gpu,
+            BenchCircuit::new(log, 100 + u64::from(log)).unwrap(),
+            1,
+        );
+        assert_eq!(
+            gpu.preload(&params, Residency::Resident).unwrap(),
+            Residency::Resident
+        );
+        assert!(gpu.is_resident(&params));
+        for w in 0..2u64 {
+            check(&params, &gpu, BenchCircuit::new(log, 200 + w).unwrap(), w);
+        }
+        eprintln!("2^{log}: GPU == CPU, proofs verify (ours and bellperson)");
+    }
+    gpu.unload();
+}
+
+#[test]
+#[ignore = "needs an NVIDIA GPU"]
+fn gpu_tiny_circuits() {
+    // Odd shapes: a handful of constraints, inputs without B density, etc.
+    let gpu = GpuBackend::new(0).unwrap();
+    for chain in [0usize, 1, 2, 5, 31, 100] {
+        let c = TinyCircuit {
+            x: Fr::from(3),
+            y: Fr::from(5),
+            chain,
+        };
+        let params = Arc::new(
+            cuzk_groth16::generate_parameters(c, &ToxicWaste::from_seed(9), None).unwrap(),
+        );
+        gpu.preload(&params, Residency::Auto).unwrap();
+        check(&params, &gpu, c, chain as u64);
+    }
+}
+
+#[test]
+#[ignore = "needs an NVIDIA GPU"]
+fn gpu_rejects_mismatch_and_impossible_allocations() {
+    let gpu = GpuBackend::new(0).unwrap();
+    let params = params_for(10);
+    let pa = cuzk_synth::synthesize(BenchCircuit::new(12, 1).unwrap()).unwrap();
+    let mut t = Timings::default();
+    let e = gpu.evaluate(&params, pa, &mut t).unwrap_err();
+    assert!(e.to_string().contains("do not match"), "{e}");
+    // Auto residency picks resident for a set that fits.
+    let (free, _) = gpu.mem_info().unwrap();
+    let need = cuzk_groth16::gpu::bases_bytes(&params) + cuzk_groth16::gpu::working_bytes(&params);
+    assert!(need < free);
+    assert_eq!(
+        gpu.preload(&params, Residency::Auto).unwrap(),
+        Residency::Resident
+    );
+    // Device memory exhaustion is an error value, not a crash: 1 TiB.
+    let e = cuzk_gpu::DeviceBuffer::<u8>::alloc(gpu.device(), 1 << 40).unwrap_err();
+    assert!(!e.to_string().is_empty());
+    // and the backend still works afterwards
+    check(&params, &gpu, BenchCircuit::new(10, 3).unwrap(), 3);
+}
