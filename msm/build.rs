@@ -2,11 +2,11 @@
 //!
 //! Always: the host C++ twin of the GPU MSM pipeline (`cuda/msm_host.cpp`,
 //! plain C++ through `cc`, no nvcc), which the CPU tests compare with the
-//! CPU MSM.
+//! CPU MSM, and of the fixed-base kernels (`cuda/fixed_base_host.cpp`).
 //! With the `cuda` feature: the device pipeline (`msm_g1.cu`, `msm_g2.cu`,
-//! `msm_api.cu`) for sm_90 SASS (plus compute_90 PTX): the H200 is the
-//! target, and each extra SASS target is another ptxas pass over the curve
-//! kernels.
+//! `msm_api.cu`) and the fixed-base kernels (`fixed_base_{g1,g2,api}.cu`)
+//! for sm_90 SASS (plus compute_90 PTX): the H200 is the target, and each
+//! extra SASS target is another ptxas pass over the curve kernels.
 
 fn main() {
     let includes = ["cuda", "../field/cuda", "../gpu/cuda/include"];
@@ -16,6 +16,7 @@ fn main() {
 
     let mut host = cuzk_cuda_build::host_cxx();
     host.file("cuda/msm_host.cpp");
+    host.file("cuda/fixed_base_host.cpp");
     for i in includes {
         host.include(i);
     }
@@ -25,7 +26,14 @@ fn main() {
         let cuda = cuzk_cuda_build::Cuda::detect_or_exit();
         cuda.with_archs(&[90]).compile(
             "cuzk_msm_cuda",
-            &["cuda/msm_g1.cu", "cuda/msm_g2.cu", "cuda/msm_api.cu"],
+            &[
+                "cuda/msm_g1.cu",
+                "cuda/msm_g2.cu",
+                "cuda/msm_api.cu",
+                "cuda/fixed_base_g1.cu",
+                "cuda/fixed_base_g2.cu",
+                "cuda/fixed_base_api.cu",
+            ],
             &includes,
         );
     }

@@ -1,17 +1,117 @@
 //! Fixed-base scalar multiplication for parameter generation: one base
 //! (the generator) times millions of scalars.
 //!
-//! A table of `k·2^(8w)·G` for every byte position `w` and byte value `k`
-//! turns one multiplication into at most 32 mixed additions instead of ~255
-//! doublings and ~128 additions: about 10× fewer group operations. The table
-//! is 32 × 256 affine points (768 KiB for G1, 1.5 MiB for G2).
+//! [`GeneratorMul`] is the one step where the CPU and the GPU setup differ:
+//! it turns a vector of scalars into the points `sᵢ·G` of G1 or G2.
+//! [`CpuGeneratorMul`] uses [`FixedBase`] tables on the CPU; with feature
+//! `cuda`, [`GpuGeneratorMul`] uses cuzk-msm's device fixed-base kernels.
+//! Both return the same (unique) affine points.
+//!
+//! CPU method: a table of `k·2^(8w)·G` for every byte position `w` and byte
+//! value `k` turns one multiplication into at most 32 mixed additions
+//! instead of ~255 doublings and ~128 additions: about 10× fewer group
+//! operations. The table is 32 × 256 affine points (768 KiB for G1, 1.5 MiB
+//! for G2).
 
 use group::prime::PrimeCurveAffine;
 use group::{Curve, Group};
 use rayon::prelude::*;
 use std::ops::AddAssign;
 
-use cuzk_field::Fr;
+use crate::error::Result;
+use cuzk_field::{Fr, G1Affine, G1Projective, G2Affine, G2Projective};
+
+/// Progress of one multiplication: called with the number of points just
+/// finished (the calls add up to the vector's length).
+pub(crate) type Done<'a> = &'a (dyn Fn(usize) + Sync);
+
+/// `scalarsᵢ · G` for the generator G of G1 or G2, affine.
+pub(crate) trait GeneratorMul {
+    /// In G1.
+    fn g1(&self, scalars: &[Fr], progress: Done<'_>) -> Result<Vec<G1Affine>>;
+    /// In G2.
+    fn g2(&self, scalars: &[Fr], progress: Done<'_>) -> Result<Vec<G2Affine>>;
+}
+
+/// The CPU multiplier: byte-window tables of both generators.
+#[derive(Debug)]
+pub(crate) struct CpuGeneratorMul {
+    g1: FixedBase<G1Projective>,
+    g2: FixedBase<G2Projective>,
+}
+
+impl CpuGeneratorMul {
+    pub(crate) fn new() -> Self {
+        Self {
+            g1: FixedBase::new(G1Projective::generator()),
+            g2: FixedBase::new(G2Projective::generator()),
+        }
+    }
+}
+
+impl GeneratorMul for CpuGeneratorMul {
+    fn g1(&self, scalars: &[Fr], progress: Done<'_>) -> Result<Vec<G1Affine>> {
+        Ok(self.g1.mul_many(scalars, progress))
+    }
+    fn g2(&self, scalars: &[Fr], progress: Done<'_>) -> Result<Vec<G2Affine>> {
+        Ok(self.g2.mul_many(scalars, progress))
+    }
+}
+
+#[cfg(feature = "cuda")]
+pub(crate) use gpu::GpuGeneratorMul;
+
+#[cfg(feature = "cuda")]
+mod gpu {
+    use cuzk_field::{Fr, G1Affine, G2Affine, PrimeCurveAffine};
+    use cuzk_msm::gpu::{fixed_base_window, GpuFixedBase};
+    use cuzk_msm::MsmError;
+
+    use super::{Done, GeneratorMul};
+    use crate::error::{Groth16Error, Result};
+
+    fn gpu_error(e: impl std::fmt::Display) -> Groth16Error {
+        Groth16Error::Backend {
+            backend: "gpu setup".into(),
+            message: e.to_string(),
+        }
+    }
+
+    /// The GPU multiplier: both generators' tables resident on one device
+    /// (cuzk-msm's `GpuFixedBase`), scalars in chunks of up to 2^22.
+    #[derive(Debug)]
+    pub(crate) struct GpuGeneratorMul {
+        g1: GpuFixedBase<G1Affine>,
+        g2: GpuFixedBase<G2Affine>,
+    }
+
+    impl GpuGeneratorMul {
+        /// Tables for vectors of up to about `max_len` scalars (the window
+        /// width follows from it) on device `ordinal`.
+        pub(crate) fn new(ordinal: usize, max_len: usize) -> Result<Self> {
+            let device = cuzk_gpu::Device::new(ordinal).map_err(gpu_error)?;
+            let w = fixed_base_window(max_len);
+            let table = |e: MsmError| gpu_error(format!("fixed-base table: {e}"));
+            Ok(Self {
+                g1: GpuFixedBase::new(&device, &G1Affine::generator(), w).map_err(table)?,
+                g2: GpuFixedBase::new(&device, &G2Affine::generator(), w).map_err(table)?,
+            })
+        }
+    }
+
+    impl GeneratorMul for GpuGeneratorMul {
+        fn g1(&self, scalars: &[Fr], progress: Done<'_>) -> Result<Vec<G1Affine>> {
+            self.g1
+                .mul_with_progress(scalars, progress)
+                .map_err(gpu_error)
+        }
+        fn g2(&self, scalars: &[Fr], progress: Done<'_>) -> Result<Vec<G2Affine>> {
+            self.g2
+                .mul_with_progress(scalars, progress)
+                .map_err(gpu_error)
+        }
+    }
+}
 
 /// Precomputed multiples of one base point.
 #[derive(Debug)]
@@ -54,11 +154,7 @@ where
     }
 
     /// `scalarᵢ · base` for all i, in parallel, normalised to affine.
-    pub(crate) fn mul_many(
-        &self,
-        scalars: &[Fr],
-        progress: &(dyn Fn(usize) + Sync),
-    ) -> Vec<G::AffineRepr> {
+    pub(crate) fn mul_many(&self, scalars: &[Fr], progress: Done<'_>) -> Vec<G::AffineRepr> {
         let mut out = vec![G::AffineRepr::identity(); scalars.len()];
         out.par_chunks_mut(4096)
             .zip(scalars.par_chunks(4096))
@@ -74,7 +170,6 @@ where
 #[cfg(test)]
 mod tests {
     use super::*;
-    use cuzk_field::{G1Projective, G2Projective};
     use ff::Field;
     use rand_chacha::rand_core::SeedableRng;
 

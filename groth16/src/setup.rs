@@ -11,9 +11,15 @@
 //! field, with fixed-base tables for the generator (see `fixed_base`). This
 //! yields the same polynomials bellperson's generator computes with a group
 //! FFT over powers of τ, and the same filtering of zero A/B columns.
+//!
+//! [`parameters_from_shape`] and, with feature `cuda`,
+//! `parameters_from_shape_gpu` share every field-side step; they differ
+//! only in who turns the scalar vectors into points (`fixed_base`'s
+//! `GeneratorMul`: byte tables on the CPU, or cuzk-msm's fixed-base kernels
+//! on a GPU), and produce identical parameters.
 
 use crate::error::{Groth16Error, Result};
-use crate::fixed_base::FixedBase;
+use crate::fixed_base::{CpuGeneratorMul, GeneratorMul};
 use crate::params::Parameters;
 use crate::vk::VerifyingKey;
 use bellpepper_core::Circuit;
@@ -88,14 +94,22 @@ fn eval_columns(cols: &[Vec<(Fr, usize)>], lagrange: &[Fr]) -> Vec<Fr> {
         .collect()
 }
 
-/// Generates parameters from a recorded shape.
-pub fn parameters_from_shape(
-    shape: &KeypairAssembly,
+/// Records the circuit's shape and generates test parameters for it, the
+/// fixed-base multiplications on GPU `device_ordinal` (see
+/// [`parameters_from_shape_gpu`]).
+#[cfg(feature = "cuda")]
+pub fn generate_parameters_gpu<C: Circuit<Fr>>(
+    circuit: C,
     toxic: &ToxicWaste,
     progress: Option<Progress<'_>>,
+    device_ordinal: usize,
 ) -> Result<Parameters> {
-    let noop = |_: &'static str, _: usize, _: usize| {};
-    let progress: Progress<'_> = progress.unwrap_or(&noop);
+    let shape = cuzk_synth::record_shape(circuit)?;
+    parameters_from_shape_gpu(&shape, toxic, progress, device_ordinal)
+}
+
+/// Evaluation domain size m = 2^log_m ≥ the constraint count.
+fn domain(shape: &KeypairAssembly) -> Result<(u32, usize)> {
     let n = shape.num_constraints;
     let log_m = n.max(1).next_power_of_two().trailing_zeros();
     if log_m > Fr::S {
@@ -103,7 +117,49 @@ pub fn parameters_from_shape(
             "{n} constraints exceed the field's 2-adicity"
         )));
     }
-    let m = 1usize << log_m;
+    Ok((log_m, 1usize << log_m))
+}
+
+/// Generates parameters from a recorded shape (fixed-base multiplication
+/// on the CPU).
+pub fn parameters_from_shape(
+    shape: &KeypairAssembly,
+    toxic: &ToxicWaste,
+    progress: Option<Progress<'_>>,
+) -> Result<Parameters> {
+    parameters_with(shape, toxic, progress, &CpuGeneratorMul::new())
+}
+
+/// [`parameters_from_shape`] with the fixed-base multiplications (the H, IC,
+/// L, A and B points: nearly all of the setup's time at 2^26–2^27
+/// constraints) on GPU `device_ordinal`. The field-side work is the same
+/// code, and so are the parameters, bit for bit. The generators' tables are
+/// built on the device before any field work, so a missing or unusable GPU
+/// fails at once, as [`Groth16Error::Backend`].
+#[cfg(feature = "cuda")]
+pub fn parameters_from_shape_gpu(
+    shape: &KeypairAssembly,
+    toxic: &ToxicWaste,
+    progress: Option<Progress<'_>>,
+    device_ordinal: usize,
+) -> Result<Parameters> {
+    let (_, m) = domain(shape)?;
+    // The longest vector: H (m − 1 points) or the variables (IC + L, A, B).
+    let longest = m.max(shape.num_inputs + shape.num_aux);
+    let mul = crate::fixed_base::GpuGeneratorMul::new(device_ordinal, longest)?;
+    parameters_with(shape, toxic, progress, &mul)
+}
+
+/// The setup, with `mul` turning scalar vectors into points.
+fn parameters_with(
+    shape: &KeypairAssembly,
+    toxic: &ToxicWaste,
+    progress: Option<Progress<'_>>,
+    mul: &dyn GeneratorMul,
+) -> Result<Parameters> {
+    let noop = |_: &'static str, _: usize, _: usize| {};
+    let progress: Progress<'_> = progress.unwrap_or(&noop);
+    let (log_m, m) = domain(shape)?;
     let mut omega = Fr::ROOT_OF_UNITY;
     for _ in log_m..Fr::S {
         omega = omega.square();
@@ -174,13 +230,11 @@ pub fn parameters_from_shape(
         powers(tau, m - 1).into_par_iter().map(|t| t * f).collect()
     };
 
-    let g1 = FixedBase::new(G1Projective::generator());
-    let g2 = FixedBase::new(G2Projective::generator());
     let stage = |name: &'static str, total: usize| move |done: usize| progress(name, done, total);
 
-    let h = g1.mul_many(&h_scalars, &stage("H", h_scalars.len()));
-    let ic = g1.mul_many(&lc[..ni], &stage("IC", ni));
-    let l = g1.mul_many(&lc[ni..], &stage("L", lc.len() - ni));
+    let h = mul.g1(&h_scalars, &stage("H", h_scalars.len()))?;
+    let ic = mul.g1(&lc[..ni], &stage("IC", ni))?;
+    let l = mul.g1(&lc[ni..], &stage("L", lc.len() - ni))?;
     let nonzero = |v: &[Fr]| -> Vec<Fr> {
         v.iter()
             .copied()
@@ -188,9 +242,9 @@ pub fn parameters_from_shape(
             .collect()
     };
     let (a_s, b_s) = (nonzero(&at), nonzero(&bt));
-    let a = g1.mul_many(&a_s, &stage("A", a_s.len()));
-    let b_g1 = g1.mul_many(&b_s, &stage("B_G1", b_s.len()));
-    let b_g2 = g2.mul_many(&b_s, &stage("B_G2", b_s.len()));
+    let a = mul.g1(&a_s, &stage("A", a_s.len()))?;
+    let b_g1 = mul.g1(&b_s, &stage("B_G1", b_s.len()))?;
+    let b_g2 = mul.g2(&b_s, &stage("B_G2", b_s.len()))?;
 
     if ic
         .iter()
@@ -205,13 +259,14 @@ pub fn parameters_from_shape(
         ));
     }
 
+    let (g1, g2) = (G1Projective::generator(), G2Projective::generator());
     let vk = VerifyingKey {
-        alpha_g1: g1.mul(&alpha).to_affine(),
-        beta_g1: g1.mul(&beta).to_affine(),
-        beta_g2: g2.mul(&beta).to_affine(),
-        gamma_g2: g2.mul(&gamma).to_affine(),
-        delta_g1: g1.mul(&delta).to_affine(),
-        delta_g2: g2.mul(&delta).to_affine(),
+        alpha_g1: (g1 * alpha).to_affine(),
+        beta_g1: (g1 * beta).to_affine(),
+        beta_g2: (g2 * beta).to_affine(),
+        gamma_g2: (g2 * gamma).to_affine(),
+        delta_g1: (g1 * delta).to_affine(),
+        delta_g2: (g2 * delta).to_affine(),
         ic,
     };
     Ok(Parameters {
@@ -241,4 +296,57 @@ fn powers(x: Fr, n: usize) -> Vec<Fr> {
             }
         });
     out
+}
+
+#[cfg(all(test, feature = "cuda"))]
+mod gpu_tests {
+    use super::*;
+    use cuzk_synth::circuits::BenchCircuit;
+    use std::collections::HashMap;
+    use std::sync::Mutex;
+
+    fn shape(log: u32) -> KeypairAssembly {
+        cuzk_synth::record_shape(BenchCircuit::new(log, 3).unwrap()).unwrap()
+    }
+
+    /// The GPU setup gives the CPU setup's parameters bit for bit, and its
+    /// progress reports add up to each stage's total.
+    #[test]
+    #[ignore = "needs an NVIDIA GPU"]
+    fn gpu_setup_matches_cpu() {
+        for log in [6, 12, 16] {
+            let s = shape(log);
+            let toxic = ToxicWaste::from_seed(u64::from(log));
+            let cpu = parameters_from_shape(&s, &toxic, None).unwrap();
+            let seen: Mutex<HashMap<&'static str, (usize, usize)>> = Mutex::default();
+            let progress = |stage: &'static str, done: usize, total: usize| {
+                let mut m = seen.lock().unwrap();
+                let e = m.entry(stage).or_insert((0, total));
+                e.0 += done;
+            };
+            let t = std::time::Instant::now();
+            let gpu = parameters_from_shape_gpu(&s, &toxic, Some(&progress), 0).unwrap();
+            eprintln!("2^{log}: GPU setup {:.3} s", t.elapsed().as_secs_f64());
+            assert!(gpu == cpu, "2^{log}: GPU and CPU parameters differ");
+            for (stage, (done, total)) in seen.into_inner().unwrap() {
+                assert_eq!(done, total, "2^{log}: stage {stage}");
+            }
+        }
+    }
+
+    /// Without a usable GPU the GPU setup is a typed error, before any
+    /// field work (skipped where a GPU exists).
+    #[test]
+    fn gpu_setup_without_device_is_an_error() {
+        if cuzk_gpu::device_count() > 0 {
+            return;
+        }
+        match parameters_from_shape_gpu(&shape(6), &ToxicWaste::from_seed(1), None, 0) {
+            Err(Groth16Error::Backend { backend, message }) => {
+                assert_eq!(backend, "gpu setup");
+                assert!(!message.is_empty());
+            }
+            other => panic!("expected a backend error, got {other:?}"),
+        }
+    }
 }

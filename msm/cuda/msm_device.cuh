@@ -82,6 +82,10 @@ cuzk_error run_device(Body &&body) {
         try {
             body();
         } catch (const cuda_failure &f) {
+            // A failed allocation also sets the runtime's last error; clear
+            // it so the next call's launch check does not report it again
+            // (seen on the H200: an out-of-memory poisoned the next MSM).
+            (void)cudaGetLastError();
             return from_cuda(f.e);
         }
         return ok();

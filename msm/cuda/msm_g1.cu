@@ -1,8 +1,9 @@
-// msm_g1.cu: the MSM kernels for G1. Multiplication is a call
-// (CUZK_NOINLINE_MUL) for now: correctness first, and ptxas on fully
-// inlined curve formulas takes many minutes (docs/GPU.md). Dropping the
-// define is the first speed step to measure on the H200.
-#define CUZK_NOINLINE_MUL 1
+// msm_g1.cu: the MSM kernels for G1. Multiplication inlined, with the
+// portable C++ Montgomery product (1.34× the PTX one on the H200 in
+// isolation, docs/GPU.md §8). Inlining costs ~3 min of ptxas on 2 busy
+// cores (148–255 registers per kernel, a few spills in the reductions);
+// the first H200 run used calls (CUZK_NOINLINE_MUL) and PTX products.
+#define CUZK_DEVICE_MUL_PORTABLE 1
 #include "msm_device.cuh"
 
 namespace cuzk {

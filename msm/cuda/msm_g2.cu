@@ -1,8 +1,9 @@
 // msm_g2.cu: the MSM kernels for G2. Multiplication is a call
-// (CUZK_NOINLINE_MUL) for now: correctness first, and ptxas on fully
-// inlined curve formulas takes many minutes (docs/GPU.md). Dropping the
-// define is the first speed step to measure on the H200.
+// (CUZK_NOINLINE_MUL): ptxas on fully inlined Fp2 curve formulas takes
+// many minutes. The product itself is the portable one (faster on the
+// H200, docs/GPU.md §8).
 #define CUZK_NOINLINE_MUL 1
+#define CUZK_DEVICE_MUL_PORTABLE 1
 #include "msm_device.cuh"
 
 namespace cuzk {

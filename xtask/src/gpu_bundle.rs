@@ -96,12 +96,23 @@ pub(crate) fn run(
     let mut exes = Vec::new();
     for (sub, kind) in [("test", "tests"), ("bench", "benches")] {
         let mut cmd = Command::new(&cargo);
+        // --release for the tests too: tests, benches and the release
+        // binaries then share target/release, so each CUDA build script
+        // (minutes of ptxas) runs once instead of once per profile.
         cmd.current_dir(&root).arg(sub).arg("--no-run");
+        if sub == "test" {
+            cmd.arg("--release");
+        }
         for p in &gpu_pkgs {
             cmd.arg("-p").arg(p);
         }
         cmd.arg("--features").arg(features.join(","));
         cmd.arg("--message-format=json-render-diagnostics");
+        if anchor {
+            // One environment for every build of the bundle: our build
+            // scripts rerun (and recompile all CUDA) when PATH changes.
+            sppark_env(&mut cmd, &cuda)?;
+        }
         // `cargo bench` also builds each library's (empty) bench harness;
         // keep real bench targets only.
         exes.extend(collect_executables(cmd, kind, |e| {
@@ -122,6 +133,9 @@ pub(crate) fn run(
         if let Some(f) = feat {
             cmd.args(["--features", f]);
         }
+        if anchor {
+            sppark_env(&mut cmd, &cuda)?;
+        }
         cmd.arg("--message-format=json-render-diagnostics");
         exes.extend(collect_executables(cmd, "bin", |e| e.target == pkg)?);
     }
@@ -138,7 +152,7 @@ pub(crate) fn run(
         if !x.features.is_empty() {
             cmd.args(["--features", x.features]);
         }
-        if x.sppark {
+        if x.sppark || anchor {
             sppark_env(&mut cmd, &cuda)?;
         }
         cmd.arg("--message-format=json-render-diagnostics");
@@ -198,10 +212,7 @@ fn sppark_env(cmd: &mut Command, cuda: &cuzk_cuda_build::Cuda) -> Result<()> {
     }
     cmd.env("PATH", path)
         .env("LIBRARY_PATH", cuda.lib_dir())
-        .env(
-            "NVCC_APPEND_FLAGS",
-            "-gencode=arch=compute_90,code=sm_90",
-        );
+        .env("NVCC_APPEND_FLAGS", "-gencode=arch=compute_90,code=sm_90");
     Ok(())
 }
 

@@ -68,5 +68,9 @@ inline cuzk_error after_launch() { return from_cuda(cudaGetLastError()); }
 #define CUZK_TRY(expr)                                   \
     do {                                                 \
         cudaError_t cuzk_e_ = (expr);                    \
-        if (cuzk_e_ != cudaSuccess) return cuzk::from_cuda(cuzk_e_); \
+        if (cuzk_e_ != cudaSuccess) {                    \
+            /* clear it: else the next launch check sees it */ \
+            (void)cudaGetLastError();                    \
+            return cuzk::from_cuda(cuzk_e_);             \
+        }                                                \
     } while (0)

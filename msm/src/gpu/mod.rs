@@ -16,7 +16,11 @@
 //!   device (upload once; MSMs over any sub-range, batches, gathered tails,
 //!   bitmap sums and the density split against it, scalars from the host or
 //!   already on the device), and [`msm_streamed`] for base sets larger than
-//!   device memory (double-buffered chunks).
+//!   device memory (double-buffered chunks);
+//! - [`fixed_base_mul`] / [`GpuFixedBase`] (with `cuda`): `scalars[i]·base`
+//!   for one base and many scalars, affine (test parameter generation;
+//!   method and floor in `fixed_base.rs`), with the host twin
+//!   [`host::fixed_base_mul`].
 
 use cuzk_field::{Fr, G1Affine, G2Affine};
 use cuzk_gpu::DeviceCopy;
@@ -25,11 +29,20 @@ use crate::{MsmCurve, MsmError, Projective};
 
 #[cfg(feature = "cuda")]
 mod device;
+mod fixed_base;
+#[allow(unsafe_code)]
+mod fixed_base_sys;
 #[allow(unsafe_code)]
 mod sys;
 
 #[cfg(feature = "cuda")]
 pub use device::{msm_streamed, GpuBases};
+#[cfg(feature = "cuda")]
+pub use fixed_base::{fixed_base_mul, GpuFixedBase};
+pub use fixed_base::{
+    fixed_base_table, fixed_base_table_len, fixed_base_window, fixed_base_windows,
+    FIXED_BASE_CHUNK, FIXED_BASE_WINDOWS,
+};
 
 /// A curve the GPU pipeline is instantiated for: [`G1Affine`], [`G2Affine`].
 pub trait GpuPoint: MsmCurve + DeviceCopy {
@@ -60,16 +73,18 @@ pub(crate) fn args_ok(n: usize, c: u32) -> bool {
 }
 
 /// Per-bucket cost of the bucket phase in units of one bucket-accumulation
-/// mixed addition: the running-sum reduction does two general XYZZ
-/// additions per bucket (≈ 1.4 mixed additions each) and the level merges
-/// about one more. A model constant, to be checked against the window
-/// sweep of `benches/gpu_msm.rs` on the H200.
-const BUCKET_COST: f64 = 4.0;
+/// mixed addition. Fitted to the H200 window sweeps of 2026-11-29
+/// (docs/GPU.md §8, after the parallel reduction): w13 best at 2^20 (51 ms
+/// vs 60 at w16), w16 best at 2^24 (398 ms vs 567 at w20), i.e. ~20–27 per
+/// bucket, far above the 4 that two XYZZ additions would cost: the
+/// one-block scans, the per-segment binary searches and the launch per
+/// level scale with the bucket count too.
+const BUCKET_COST: f64 = 24.0;
 
 /// The window width for `n` points: minimises
 /// `windows(c) · (n + BUCKET_COST · 2^(c−1))`, the additions of the
 /// accumulation plus the bucket work, over the supported widths.
-/// E.g. 2^16 → 12, 2^20 → 16, 2^24 and 2^26 → 20, 2^27 → 22. Above
+/// E.g. 2^16 → 10, 2^20 → 13, 2^24 → 16, 2^26 → 19, 2^27 → 20. Above
 /// ~3.9·10^8 points no width fits (calls then fail with
 /// [`MsmError::GpuShape`]; split the MSM).
 pub fn window_for(n: usize) -> u32 {
@@ -131,6 +146,16 @@ pub mod host {
     pub fn sort(scalars: &[Fr], window: u32) -> Result<(Vec<u32>, Vec<u32>), MsmError> {
         sys::host_sort(scalars, window)
     }
+
+    /// `scalars[i]·base` for all i, affine, through the host build of the
+    /// fixed-base kernels, with window `window` (None: [`fixed_base_window`]).
+    pub fn fixed_base_mul<C: GpuPoint>(
+        base: &C,
+        scalars: &[Fr],
+        window: Option<u32>,
+    ) -> Result<Vec<C>, MsmError> {
+        super::fixed_base::host_fixed_base_mul(base, scalars, window)
+    }
 }
 
 #[cfg(test)]
@@ -155,10 +180,10 @@ mod tests {
             assert!(c >= last, "2^{log}: {c} < {last}");
             last = c;
         }
-        assert_eq!(window_for(1 << 16), 12);
-        assert_eq!(window_for(1 << 20), 16);
-        assert_eq!(window_for(1 << 24), 20);
-        assert_eq!(window_for(1 << 27), 22);
+        assert_eq!(window_for(1 << 16), 10);
+        assert_eq!(window_for(1 << 20), 13);
+        assert_eq!(window_for(1 << 24), 16);
+        assert_eq!(window_for(1 << 27), 20);
         // Beyond ~3.9e8 points no width keeps the u32 offsets: the MSM then
         // fails with MsmError::GpuShape instead of overflowing.
         assert!(!args_ok(1 << 29, window_for(1 << 29)));

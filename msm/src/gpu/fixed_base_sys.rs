@@ -1,0 +1,244 @@
+//! The fixed-base kernels' only `unsafe` code: a hand-written `extern "C"`
+//! block for `cuda/cuzk_fixed_base.h` (four functions; keep in sync by
+//! hand) and safe wrappers that check every length before crossing.
+//! Layout facts as in `sys.rs`: blstrs' affine points equal
+//! `affine_t<fp_t>` / `affine_t<fp2_t>`, `Fr` equals `fr_t`, Montgomery.
+
+use std::ffi::c_void;
+
+use cuzk_field::Fr;
+use cuzk_gpu::GpuError;
+
+use super::fixed_base::{check_window, fixed_base_table_len, fixed_base_windows};
+use super::GpuPoint;
+use crate::MsmError;
+
+extern "C" {
+    fn cuzk_fixed_base_host_table(
+        curve: i32,
+        rows: *const c_void,
+        w: u32,
+        table: *mut c_void,
+    ) -> i32;
+    fn cuzk_fixed_base_host_run(
+        curve: i32,
+        table: *const c_void,
+        w: u32,
+        scalars: *const c_void,
+        n: u32,
+        out: *mut c_void,
+    ) -> i32;
+}
+
+fn check_table(len: usize, w: u32) -> Result<(), MsmError> {
+    check_window(w)?;
+    let need = fixed_base_table_len(w);
+    if len != need {
+        return Err(MsmError::Gpu(GpuError::InvalidArgument(format!(
+            "fixed-base table of {len} points for window {w} (needs {need})"
+        ))));
+    }
+    Ok(())
+}
+
+fn check_rows(len: usize, w: u32) -> Result<(), MsmError> {
+    check_window(w)?;
+    let need = fixed_base_windows(w) as usize;
+    if len != need {
+        return Err(MsmError::Gpu(GpuError::InvalidArgument(format!(
+            "{len} row bases for window {w} (needs {need})"
+        ))));
+    }
+    Ok(())
+}
+
+fn host_status(code: i32) -> Result<(), MsmError> {
+    match code {
+        0 => Ok(()),
+        -3 => Err(MsmError::Gpu(GpuError::HostAlloc(
+            "fixed-base host twin: XYZZ scratch".into(),
+        ))),
+        _ => Err(MsmError::Gpu(GpuError::Exception(format!(
+            "fixed-base host twin failed with code {code}"
+        )))),
+    }
+}
+
+/// Host twin of the table: `table[j·h + m − 1] = m·rows[j]` (h = 2^(w−1)).
+pub(crate) fn host_table<C: GpuPoint>(rows: &[C], w: u32, table: &mut [C]) -> Result<(), MsmError> {
+    check_rows(rows.len(), w)?;
+    check_table(table.len(), w)?;
+    // SAFETY: `rows` holds the W row bases and `table` the W·h points the
+    // C side reads and writes (both checked for w); layouts as in the module
+    // docs; synchronous, no pointer kept.
+    let code = unsafe {
+        cuzk_fixed_base_host_table(
+            C::GPU_CURVE,
+            rows.as_ptr().cast(),
+            w,
+            table.as_mut_ptr().cast(),
+        )
+    };
+    host_status(code)
+}
+
+fn count(n: usize) -> Result<u32, MsmError> {
+    u32::try_from(n).map_err(|_| MsmError::TooManyPoints(n))
+}
+
+/// Host twin: `out[i] = scalars[i]·G` from G's table for window `w`.
+pub(crate) fn host_run<C: GpuPoint>(
+    table: &[C],
+    w: u32,
+    scalars: &[Fr],
+    out: &mut [C],
+) -> Result<(), MsmError> {
+    check_table(table.len(), w)?;
+    if out.len() != scalars.len() {
+        return Err(MsmError::LengthMismatch {
+            bases: out.len(),
+            scalars: scalars.len(),
+        });
+    }
+    let n = count(scalars.len())?;
+    // SAFETY: `table` holds the W·2^(w−1) points the kernels index (checked;
+    // digit magnitudes are 1..=2^(w−1)), `scalars` and `out` n elements each;
+    // the types match the C layouts (module docs). Synchronous; the C side
+    // keeps no pointer.
+    let code = unsafe {
+        cuzk_fixed_base_host_run(
+            C::GPU_CURVE,
+            table.as_ptr().cast(),
+            w,
+            scalars.as_ptr().cast(),
+            n,
+            out.as_mut_ptr().cast(),
+        )
+    };
+    host_status(code)
+}
+
+#[cfg(feature = "cuda")]
+pub(crate) use device::{dev_run, dev_table};
+
+#[cfg(feature = "cuda")]
+mod device {
+    use std::ffi::c_void;
+
+    use cuzk_field::Fr;
+    use cuzk_gpu::sys::{cuzk_error, cuzk_stream};
+    use cuzk_gpu::{DeviceBuffer, GpuError, Stream};
+
+    use super::{check_rows, check_table, count, GpuPoint};
+    use crate::MsmError;
+
+    extern "C" {
+        fn cuzk_fixed_base_dev_table(
+            curve: i32,
+            rows: *const c_void,
+            w: u32,
+            scratch: *mut c_void,
+            table: *mut c_void,
+            stream: cuzk_stream,
+        ) -> cuzk_error;
+        fn cuzk_fixed_base_dev_run(
+            curve: i32,
+            table: *const c_void,
+            w: u32,
+            scalars: *const c_void,
+            n: u32,
+            scratch: *mut c_void,
+            out: *mut c_void,
+            stream: cuzk_stream,
+        ) -> cuzk_error;
+    }
+
+    /// The cuzk_gpu mapping of a shim error (same codes, see cuzk_gpu.h).
+    fn check(e: cuzk_error) -> Result<(), MsmError> {
+        // SAFETY: every caller passes the value a shim function just returned.
+        unsafe { cuzk_gpu::check_shim_error(e) }.map_err(MsmError::Gpu)
+    }
+
+    /// Enqueues the table build: `table[j·h + m − 1] ← m·rows[j]`, with
+    /// `scratch` holding two point-sized slots per table entry.
+    /// Asynchronous, as [`dev_run`].
+    pub(crate) fn dev_table<C: GpuPoint>(
+        rows: &DeviceBuffer<C>,
+        w: u32,
+        scratch: &mut DeviceBuffer<C>,
+        table: &mut DeviceBuffer<C>,
+        stream: &Stream,
+    ) -> Result<(), MsmError> {
+        check_rows(rows.len(), w)?;
+        check_table(table.len(), w)?;
+        if scratch.len() / 2 < table.len() {
+            return Err(MsmError::Gpu(GpuError::InvalidArgument(format!(
+                "table scratch of {} slots, needs {}",
+                scratch.len(),
+                2 * table.len()
+            ))));
+        }
+        stream.device().bind()?;
+        // SAFETY: device allocations owned by live DeviceBuffers: the
+        // kernels read the W row bases (checked) and write W·h XYZZ points
+        // (2·W·h slots, checked) to `scratch` and W·h points to `table`
+        // (checked). Enqueued on `stream`; the caller keeps the buffers
+        // alive until it synchronises.
+        check(unsafe {
+            cuzk_fixed_base_dev_table(
+                C::GPU_CURVE,
+                rows.as_ptr(),
+                w,
+                scratch.as_mut_ptr(),
+                table.as_mut_ptr(),
+                stream.raw(),
+            )
+        })
+    }
+
+    /// Enqueues `out[i] ← scalars[i]·G` for every scalar of `scalars` on
+    /// `stream` (G's table for window `w` in `table`; `scratch` holds two
+    /// point-sized slots per scalar). Asynchronous: the caller synchronises
+    /// `stream` (e.g. by downloading `out`) before dropping or reusing the
+    /// buffers.
+    pub(crate) fn dev_run<C: GpuPoint>(
+        table: &DeviceBuffer<C>,
+        w: u32,
+        scalars: &DeviceBuffer<Fr>,
+        scratch: &mut DeviceBuffer<C>,
+        out: &mut DeviceBuffer<C>,
+        stream: &Stream,
+    ) -> Result<(), MsmError> {
+        check_table(table.len(), w)?;
+        let len = scalars.len();
+        let n = count(len)?;
+        if out.len() < len || scratch.len() / 2 < len {
+            return Err(MsmError::Gpu(GpuError::InvalidArgument(format!(
+                "{len} scalars need {len} output and {} scratch slots, got {} and {}",
+                2 * len,
+                out.len(),
+                scratch.len()
+            ))));
+        }
+        // Kernels must launch on the current device: make the stream's current.
+        stream.device().bind()?;
+        // SAFETY: all pointers are device allocations owned by live
+        // DeviceBuffers; the kernels read the whole table (length checked
+        // for w) and n scalars, write n XYZZ points (2n point slots, checked)
+        // to `scratch` and n points to `out` (checked). The work is enqueued
+        // on `stream`; the caller keeps the buffers alive until it
+        // synchronises.
+        check(unsafe {
+            cuzk_fixed_base_dev_run(
+                C::GPU_CURVE,
+                table.as_ptr(),
+                w,
+                scalars.as_ptr(),
+                n,
+                scratch.as_mut_ptr(),
+                out.as_mut_ptr(),
+                stream.raw(),
+            )
+        })
+    }
+}
