@@ -109,21 +109,8 @@ impl<C: GpuPoint> GpuBases<C> {
                 scalars: scalars.len(),
             });
         }
-        check_range(&(start..start.saturating_add(len)), self.len())?;
-        let mut out = self.out()?;
-        sys::dev_run(
-            &self.bases,
-            start,
-            None,
-            scalars,
-            len,
-            window_for(len),
-            &mut out,
-            &self.stream,
-        )?;
-        self.result(&out)
+        self.run_dense(start, scalars, len, window_for(len))
     }
-
     /// [`GpuBases::msm_device`] with a forced window width (benchmarks).
     #[doc(hidden)]
     pub fn msm_device_window(
@@ -132,15 +119,26 @@ impl<C: GpuPoint> GpuBases<C> {
         scalars: &DeviceBuffer<Fr>,
         window: u32,
     ) -> Result<Projective<C>, MsmError> {
-        let n = scalars.len();
-        check_range(&(start..start.saturating_add(n)), self.len())?;
+        self.run_dense(start, scalars, scalars.len(), window)
+    }
+
+    /// Σ `scalars[k]` · `bases[start + k]` over the first `len` device
+    /// scalars with window `window`: the one dense device path.
+    fn run_dense(
+        &self,
+        start: usize,
+        scalars: &DeviceBuffer<Fr>,
+        len: usize,
+        window: u32,
+    ) -> Result<Projective<C>, MsmError> {
+        check_range(&(start..start.saturating_add(len)), self.len())?;
         let mut out = self.out()?;
         sys::dev_run(
             &self.bases,
             start,
             None,
             scalars,
-            n,
+            len,
             window,
             &mut out,
             &self.stream,
