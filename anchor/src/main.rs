@@ -183,27 +183,39 @@ fn run(args: &Args) -> Result<bool> {
                 &path,
                 &referee,
             ));
-        }
-        if let Some(json) = &args.json {
-            let report = report::Report {
-                tool: "cuzk-anchor",
-                version: env!("CARGO_PKG_VERSION"),
-                sides_built: sides_built.clone(),
-                seed: args.seed,
-                setup_seed: args.setup_seed,
-                batch,
-                warmup: args.warmup,
-                records: &records,
-            };
-            let text = serde_json::to_string_pretty(&report).context("encoding JSON")?;
-            std::fs::write(json, text + "\n")
-                .with_context(|| format!("writing {}", json.display()))?;
+            // After every side, so a run cut short (a device time limit)
+            // keeps what it measured.
+            write_json(args, &sides_built, batch, &records)?;
         }
     }
     if !records.is_empty() {
         println!("{}", report::markdown(&records, batch));
     }
     Ok(records.iter().all(|r| r.verified && r.error.is_none()))
+}
+
+/// Writes the records so far to `--json`, if given.
+fn write_json(
+    args: &Args,
+    sides_built: &[&'static str],
+    batch: usize,
+    records: &[Record],
+) -> Result<()> {
+    let Some(json) = &args.json else {
+        return Ok(());
+    };
+    let report = report::Report {
+        tool: "cuzk-anchor",
+        version: env!("CARGO_PKG_VERSION"),
+        sides_built: sides_built.to_vec(),
+        seed: args.seed,
+        setup_seed: args.setup_seed,
+        batch,
+        warmup: args.warmup,
+        records,
+    };
+    let text = serde_json::to_string_pretty(&report).context("encoding JSON")?;
+    std::fs::write(json, text + "\n").with_context(|| format!("writing {}", json.display()))
 }
 
 /// The circuits of one call: seeds `seed, seed + 1, …`.

@@ -50,10 +50,16 @@ pub fn ensure(
 /// CPU setup takes minutes from 2^22 on; both give the same parameters).
 fn generate(circuit: BenchCircuit, setup_seed: u64) -> Result<Parameters> {
     let last: Mutex<Option<&'static str>> = Mutex::new(None);
+    let start = Instant::now();
+    // A stage's first report comes after its first chunk: the times printed
+    // are when each stage had made its first progress.
     let progress = |stage: &'static str, _done: usize, total: usize| {
         let mut last = last.lock().unwrap_or_else(|e| e.into_inner());
         if *last != Some(stage) {
-            eprintln!("params:   {stage} ({total} items)");
+            eprintln!(
+                "params:   {stage} ({total} items), at {:.1} s",
+                start.elapsed().as_secs_f64()
+            );
             *last = Some(stage);
         }
     };

@@ -20,6 +20,7 @@ pub struct CircuitArgs {
 }
 
 /// A circuit instance the CLI can hand to the prover.
+#[derive(Clone, Copy)]
 pub enum Builtin {
     Bench(BenchCircuit),
     Tiny(TinyCircuit),

@@ -26,6 +26,23 @@ impl Ctx {
         b
     }
 
+    /// A bar counting bytes (with throughput), e.g. parameter loading.
+    pub fn bytes_bar(&self, msg: &str, total: u64) -> ProgressBar {
+        if self.quiet {
+            return ProgressBar::hidden();
+        }
+        let b = ProgressBar::new(total);
+        b.set_style(
+            ProgressStyle::with_template(
+                "{msg:>12} [{bar:40}] {bytes}/{total_bytes} ({binary_bytes_per_sec}, {eta})",
+            )
+            .expect("static template")
+            .progress_chars("=> "),
+        );
+        b.set_message(msg.to_string());
+        b
+    }
+
     /// A spinner for a step of unknown length.
     pub fn spinner(&self, msg: &str) -> ProgressBar {
         if self.quiet {

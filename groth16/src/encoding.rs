@@ -133,6 +133,17 @@ pub(crate) fn read_section<P: Encoded>(
     mode: CheckMode,
     what: &'static str,
 ) -> Result<Vec<P>> {
+    read_section_with(r, mode, what, &|_| {})
+}
+
+/// [`read_section`], calling `progress(bytes)` as each chunk of points is
+/// decoded (from rayon workers, in no particular order).
+pub(crate) fn read_section_with<P: Encoded>(
+    r: &mut Reader<'_>,
+    mode: CheckMode,
+    what: &'static str,
+    progress: &(dyn Fn(usize) + Sync),
+) -> Result<Vec<P>> {
     let n = r.u32_be(what)?;
     let bytes = r.take(
         n.checked_mul(P::UNCOMPRESSED)
@@ -150,6 +161,7 @@ pub(crate) fn read_section<P: Encoded>(
         .par_chunks(P::UNCOMPRESSED * 1024)
         .enumerate()
         .flat_map_iter(|(ci, chunk)| {
+            progress(chunk.len());
             chunk
                 .chunks_exact(P::UNCOMPRESSED)
                 .enumerate()

@@ -6,7 +6,7 @@
 //! with the density bitmaps synthesis produces.
 
 use crate::encoding::{
-    read_section, write_section, CheckMode, Reader, G1_UNCOMPRESSED, G2_UNCOMPRESSED,
+    read_section_with, write_section, CheckMode, Reader, G1_UNCOMPRESSED, G2_UNCOMPRESSED,
 };
 use crate::error::{Groth16Error, Result};
 use crate::vk::VerifyingKey;
@@ -59,13 +59,25 @@ impl ParamsInfo {
 impl Parameters {
     /// Decodes parameters from bytes (e.g. an mmap'd file), points in parallel.
     pub fn from_bytes(bytes: &[u8], mode: CheckMode) -> Result<Self> {
+        Self::from_bytes_with_progress(bytes, mode, &|_| {})
+    }
+
+    /// [`Parameters::from_bytes`], calling `progress(n)` as each run of `n`
+    /// bytes of H, L, A and B points is decoded (from rayon workers): the
+    /// calls add up to the point bytes read, a little less than
+    /// `bytes.len()` (the verifying key and the counts are not reported).
+    pub fn from_bytes_with_progress(
+        bytes: &[u8],
+        mode: CheckMode,
+        progress: &(dyn Fn(usize) + Sync),
+    ) -> Result<Self> {
         let mut r = Reader::new(bytes);
         let vk = VerifyingKey::read_from(&mut r, mode)?;
-        let h = read_section::<G1Affine>(&mut r, mode, "H query")?;
-        let l = read_section::<G1Affine>(&mut r, mode, "L query")?;
-        let a = read_section::<G1Affine>(&mut r, mode, "A query")?;
-        let b_g1 = read_section::<G1Affine>(&mut r, mode, "B_G1 query")?;
-        let b_g2 = read_section::<G2Affine>(&mut r, mode, "B_G2 query")?;
+        let h = read_section_with::<G1Affine>(&mut r, mode, "H query", progress)?;
+        let l = read_section_with::<G1Affine>(&mut r, mode, "L query", progress)?;
+        let a = read_section_with::<G1Affine>(&mut r, mode, "A query", progress)?;
+        let b_g1 = read_section_with::<G1Affine>(&mut r, mode, "B_G1 query", progress)?;
+        let b_g2 = read_section_with::<G2Affine>(&mut r, mode, "B_G2 query", progress)?;
         if r.remaining() != 0 {
             return Err(Groth16Error::TrailingBytes {
                 what: "parameters",
@@ -86,8 +98,23 @@ impl Parameters {
 
     /// Memory-maps and decodes a `.params` file.
     pub fn load(path: &Path, mode: CheckMode) -> Result<Self> {
+        Self::load_with_progress(path, mode, &|_, _| {})
+    }
+
+    /// [`Parameters::load`] with `progress(done, total)` in bytes, called
+    /// from rayon workers as chunks of points are decoded (`done` is the
+    /// bytes of this call; their sum reaches `total` minus the verifying
+    /// key's few KB). A 2^27-constraint file is ~75 GB: minutes from disk,
+    /// so the CLI draws this as a bar.
+    pub fn load_with_progress(
+        path: &Path,
+        mode: CheckMode,
+        progress: &(dyn Fn(usize, usize) + Sync),
+    ) -> Result<Self> {
         let map = map_file(path)?;
-        Self::from_bytes(&map, mode).map_err(|e| with_path(e, path))
+        let total = map.len();
+        Self::from_bytes_with_progress(&map, mode, &|n| progress(n, total))
+            .map_err(|e| with_path(e, path))
     }
 
     /// Reads only the section counts (fast: seeks over the points).

@@ -22,7 +22,9 @@ use crate::error::{Groth16Error, Result};
 use crate::fixed_base::{CpuGeneratorMul, GeneratorMul};
 use crate::params::Parameters;
 use crate::vk::VerifyingKey;
-use bellpepper_core::Circuit;
+use bellpepper_core::{
+    Circuit, ConstraintSystem, Index, LinearCombination, SynthesisError, Variable,
+};
 use cuzk_field::{batch_inverse, Fr, G1Affine, G1Projective, G2Projective};
 use cuzk_synth::KeypairAssembly;
 use ff::{Field, PrimeField};
@@ -74,14 +76,20 @@ impl ToxicWaste {
 /// Progress callback: (stage name, items done in this call, stage total).
 pub type Progress<'a> = &'a (dyn Fn(&'static str, usize, usize) + Sync);
 
-/// Records the circuit's shape and generates test parameters for it.
-pub fn generate_parameters<C: Circuit<Fr>>(
+/// Generates test parameters for `circuit` (fixed-base multiplication on
+/// the CPU). The circuit is synthesized twice: once to count constraints
+/// (the domain), once evaluating the QAP at τ on the fly ([`QapAtTau`]);
+/// the same parameters as [`parameters_from_shape`] of its recorded shape,
+/// without holding the matrices (≈ 37 GB at 2^26 constraints).
+pub fn generate_parameters<C: Circuit<Fr> + Clone>(
     circuit: C,
     toxic: &ToxicWaste,
     progress: Option<Progress<'_>>,
 ) -> Result<Parameters> {
-    let shape = cuzk_synth::record_shape(circuit)?;
-    parameters_from_shape(&shape, toxic, progress)
+    let noop = |_: &'static str, _: usize, _: usize| {};
+    let progress: Progress<'_> = progress.unwrap_or(&noop);
+    let qap = QapAtTau::of_circuit(circuit, toxic.tau, progress)?;
+    parameters_from_qap(qap, toxic, progress, &CpuGeneratorMul::new())
 }
 
 /// Evaluates every column of one matrix at τ: `Σ coeff·Lₖ(τ)`.
@@ -94,23 +102,33 @@ fn eval_columns(cols: &[Vec<(Fr, usize)>], lagrange: &[Fr]) -> Vec<Fr> {
         .collect()
 }
 
-/// Records the circuit's shape and generates test parameters for it, the
-/// fixed-base multiplications on GPU `device_ordinal` (see
-/// [`parameters_from_shape_gpu`]).
+/// [`generate_parameters`] with the fixed-base multiplications on GPU
+/// `device_ordinal` (see [`parameters_from_shape_gpu`]). The GPU's tables
+/// are built before the circuit is synthesized, so a missing GPU fails at
+/// once.
 #[cfg(feature = "cuda")]
-pub fn generate_parameters_gpu<C: Circuit<Fr>>(
+pub fn generate_parameters_gpu<C: Circuit<Fr> + Clone>(
     circuit: C,
     toxic: &ToxicWaste,
     progress: Option<Progress<'_>>,
     device_ordinal: usize,
 ) -> Result<Parameters> {
-    let shape = cuzk_synth::record_shape(circuit)?;
-    parameters_from_shape_gpu(&shape, toxic, progress, device_ordinal)
+    let noop = |_: &'static str, _: usize, _: usize| {};
+    let progress: Progress<'_> = progress.unwrap_or(&noop);
+    let shape = cuzk_synth::count_shape(circuit.clone())?;
+    let m = domain_of(shape.num_constraints)?.1;
+    let longest = m.max(shape.num_inputs + shape.num_aux);
+    let mul = crate::fixed_base::GpuGeneratorMul::new(device_ordinal, longest)?;
+    let qap = QapAtTau::of_circuit(circuit, toxic.tau, progress)?;
+    parameters_from_qap(qap, toxic, progress, &mul)
 }
 
 /// Evaluation domain size m = 2^log_m ≥ the constraint count.
 fn domain(shape: &KeypairAssembly) -> Result<(u32, usize)> {
-    let n = shape.num_constraints;
+    domain_of(shape.num_constraints)
+}
+
+fn domain_of(n: usize) -> Result<(u32, usize)> {
     let log_m = n.max(1).next_power_of_two().trailing_zeros();
     if log_m > Fr::S {
         return Err(Groth16Error::Mismatch(format!(
@@ -150,7 +168,8 @@ pub fn parameters_from_shape_gpu(
     parameters_with(shape, toxic, progress, &mul)
 }
 
-/// The setup, with `mul` turning scalar vectors into points.
+/// The setup from a recorded shape, with `mul` turning scalar vectors into
+/// points.
 fn parameters_with(
     shape: &KeypairAssembly,
     toxic: &ToxicWaste,
@@ -160,10 +179,273 @@ fn parameters_with(
     let noop = |_: &'static str, _: usize, _: usize| {};
     let progress: Progress<'_> = progress.unwrap_or(&noop);
     let (log_m, m) = domain(shape)?;
+    let lagrange = lagrange_at(log_m, toxic.tau)?;
+    let qap = QapAtTau {
+        m,
+        num_inputs: shape.num_inputs,
+        at: [
+            eval_columns(&shape.at_inputs, &lagrange),
+            eval_columns(&shape.at_aux, &lagrange),
+        ]
+        .concat(),
+        bt: [
+            eval_columns(&shape.bt_inputs, &lagrange),
+            eval_columns(&shape.bt_aux, &lagrange),
+        ]
+        .concat(),
+        ct: [
+            eval_columns(&shape.ct_inputs, &lagrange),
+            eval_columns(&shape.ct_aux, &lagrange),
+        ]
+        .concat(),
+    };
+    drop(lagrange);
+    parameters_from_qap(qap, toxic, progress, mul)
+}
+
+/// The Lagrange basis of the domain of size 2^log_m at τ:
+/// `Lₖ(τ) = (τᵐ − 1)·ωᵏ / (m·(τ − ωᵏ))`, one batch inversion.
+fn lagrange_at(log_m: u32, tau: Fr) -> Result<Vec<Fr>> {
+    let m = 1usize << log_m;
     let mut omega = Fr::ROOT_OF_UNITY;
     for _ in log_m..Fr::S {
         omega = omega.square();
     }
+    let z_tau = tau.pow_vartime([m as u64]) - Fr::ONE;
+    let omegas: Vec<Fr> = powers(omega, m);
+    let mut denom: Vec<Fr> = omegas.par_iter().map(|w| tau - w).collect();
+    if denom.par_iter().any(|d| bool::from(d.is_zero())) || bool::from(z_tau.is_zero()) {
+        return Err(Groth16Error::Mismatch(
+            "tau lies in the evaluation domain; pick another seed".into(),
+        ));
+    }
+    batch_inverse(&mut denom);
+    let scale = z_tau * Fr::from(m as u64).invert().expect("m < r is invertible");
+    Ok(omegas
+        .par_iter()
+        .zip(denom.par_iter())
+        .map(|(w, d)| scale * w * d)
+        .collect())
+}
+
+/// Every variable's A, B and C polynomials evaluated at τ (inputs first,
+/// then aux), and the domain size: all the setup needs from the circuit.
+#[derive(Debug)]
+pub struct QapAtTau {
+    /// Domain size m (a power of two ≥ the constraint count).
+    pub m: usize,
+    /// Public inputs, ONE included.
+    pub num_inputs: usize,
+    /// `Aⱼ(τ)` per variable.
+    pub at: Vec<Fr>,
+    /// `Bⱼ(τ)` per variable.
+    pub bt: Vec<Fr>,
+    /// `Cⱼ(τ)` per variable.
+    pub ct: Vec<Fr>,
+}
+
+impl QapAtTau {
+    /// Synthesizes `circuit` twice: a count (no linear combinations built)
+    /// fixes the domain, then [`QapEvaluator`] adds `coeff·Lₖ(τ)` into each
+    /// variable's sums as constraints arrive. Reports progress as stage
+    /// "QAP" in constraints. Errors if the second synthesis does not have
+    /// the counted shape (a circuit whose shape depends on its witness).
+    pub fn of_circuit<C: Circuit<Fr> + Clone>(
+        circuit: C,
+        tau: Fr,
+        progress: Progress<'_>,
+    ) -> Result<Self> {
+        let shape = cuzk_synth::count_shape(circuit.clone())?;
+        let (log_m, _) = domain_of(shape.num_constraints)?;
+        let lagrange = lagrange_at(log_m, tau)?;
+        let mut ev = QapEvaluator::new(&lagrange, shape, progress);
+        ev.alloc_input(|| "", || Ok(Fr::ONE))?;
+        circuit.synthesize(&mut ev)?;
+        for i in 0..ev.num_inputs {
+            ev.enforce(
+                || "",
+                |lc| lc + Variable::new_unchecked(Index::Input(i)),
+                |lc| lc,
+                |lc| lc,
+            );
+        }
+        ev.finish()
+    }
+}
+
+/// A constraint system that evaluates the QAP at τ while the circuit is
+/// synthesized: `Aⱼ(τ) += coeff·L_row(τ)` per non-zero term, and likewise
+/// for B and C, so no matrix is ever stored (the recorded shape takes
+/// ~40 B per non-zero plus a vector per column: ≈ 37 GB at 2^26
+/// constraints, and an allocation per column). Unit coefficients (most
+/// terms of boolean circuits) skip the product.
+struct QapEvaluator<'a> {
+    lagrange: &'a [Fr],
+    expected: cuzk_synth::Shape,
+    progress: Progress<'a>,
+    num_inputs: usize,
+    num_aux: usize,
+    row: usize,
+    reported: usize,
+    /// (A, B, C) sums per input and per aux variable.
+    inputs: [Vec<Fr>; 3],
+    aux: [Vec<Fr>; 3],
+}
+
+/// Rows between progress reports.
+const QAP_PROGRESS_ROWS: usize = 1 << 16;
+
+impl<'a> QapEvaluator<'a> {
+    fn new(lagrange: &'a [Fr], expected: cuzk_synth::Shape, progress: Progress<'a>) -> Self {
+        let cap = |n: usize| Vec::with_capacity(n);
+        Self {
+            lagrange,
+            expected,
+            progress,
+            num_inputs: 0,
+            num_aux: 0,
+            row: 0,
+            reported: 0,
+            inputs: [
+                cap(expected.num_inputs),
+                cap(expected.num_inputs),
+                cap(expected.num_inputs),
+            ],
+            aux: [
+                cap(expected.num_aux),
+                cap(expected.num_aux),
+                cap(expected.num_aux),
+            ],
+        }
+    }
+
+    fn add_lc(&mut self, matrix: usize, lc: &LinearCombination<Fr>) {
+        // Rows past the domain are reported by finish() (shape changed).
+        let Some(&l) = self.lagrange.get(self.row) else {
+            return;
+        };
+        let term = |coeff: &Fr| {
+            if *coeff == Fr::ONE {
+                l
+            } else {
+                *coeff * l
+            }
+        };
+        for (&i, coeff) in lc.iter_inputs() {
+            if !bool::from(coeff.is_zero()) {
+                self.inputs[matrix][i] += term(coeff);
+            }
+        }
+        for (&i, coeff) in lc.iter_aux() {
+            if !bool::from(coeff.is_zero()) {
+                self.aux[matrix][i] += term(coeff);
+            }
+        }
+    }
+
+    fn finish(self) -> Result<QapAtTau> {
+        let got = cuzk_synth::Shape {
+            num_inputs: self.num_inputs,
+            num_aux: self.num_aux,
+            num_constraints: self.row,
+        };
+        if got != self.expected {
+            return Err(Groth16Error::Mismatch(format!(
+                "the circuit's shape changed between two syntheses ({:?}, then {:?}): it must not depend on the witness",
+                self.expected, got
+            )));
+        }
+        (self.progress)(
+            "QAP",
+            self.row - self.reported,
+            self.expected.num_constraints,
+        );
+        let [ai, bi, ci] = self.inputs;
+        let [aa, ba, ca] = self.aux;
+        Ok(QapAtTau {
+            m: self.lagrange.len(),
+            num_inputs: self.num_inputs,
+            at: [ai, aa].concat(),
+            bt: [bi, ba].concat(),
+            ct: [ci, ca].concat(),
+        })
+    }
+}
+
+impl ConstraintSystem<Fr> for QapEvaluator<'_> {
+    type Root = Self;
+
+    fn alloc<F, A, AR>(&mut self, _: A, _: F) -> std::result::Result<Variable, SynthesisError>
+    where
+        F: FnOnce() -> std::result::Result<Fr, SynthesisError>,
+        A: FnOnce() -> AR,
+        AR: Into<String>,
+    {
+        for v in &mut self.aux {
+            v.push(Fr::ZERO);
+        }
+        self.num_aux += 1;
+        Ok(Variable::new_unchecked(Index::Aux(self.num_aux - 1)))
+    }
+
+    fn alloc_input<F, A, AR>(&mut self, _: A, _: F) -> std::result::Result<Variable, SynthesisError>
+    where
+        F: FnOnce() -> std::result::Result<Fr, SynthesisError>,
+        A: FnOnce() -> AR,
+        AR: Into<String>,
+    {
+        for v in &mut self.inputs {
+            v.push(Fr::ZERO);
+        }
+        self.num_inputs += 1;
+        Ok(Variable::new_unchecked(Index::Input(self.num_inputs - 1)))
+    }
+
+    fn enforce<A, AR, LA, LB, LC>(&mut self, _: A, a: LA, b: LB, c: LC)
+    where
+        A: FnOnce() -> AR,
+        AR: Into<String>,
+        LA: FnOnce(LinearCombination<Fr>) -> LinearCombination<Fr>,
+        LB: FnOnce(LinearCombination<Fr>) -> LinearCombination<Fr>,
+        LC: FnOnce(LinearCombination<Fr>) -> LinearCombination<Fr>,
+    {
+        self.add_lc(0, &a(LinearCombination::zero()));
+        self.add_lc(1, &b(LinearCombination::zero()));
+        self.add_lc(2, &c(LinearCombination::zero()));
+        self.row += 1;
+        if self.row - self.reported >= QAP_PROGRESS_ROWS {
+            (self.progress)(
+                "QAP",
+                self.row - self.reported,
+                self.expected.num_constraints,
+            );
+            self.reported = self.row;
+        }
+    }
+
+    fn push_namespace<NR, N>(&mut self, _: N)
+    where
+        NR: Into<String>,
+        N: FnOnce() -> NR,
+    {
+    }
+
+    fn pop_namespace(&mut self) {}
+
+    fn get_root(&mut self) -> &mut Self::Root {
+        self
+    }
+}
+
+/// The setup from the QAP at τ, with `mul` turning scalar vectors into
+/// points.
+fn parameters_from_qap(
+    qap: QapAtTau,
+    toxic: &ToxicWaste,
+    progress: Progress<'_>,
+    mul: &dyn GeneratorMul,
+) -> Result<Parameters> {
+    let m = qap.m;
     let ToxicWaste {
         tau,
         alpha,
@@ -182,40 +464,13 @@ fn parameters_with(
                 ))
             }
         };
-
-    // Lagrange basis at tau.
-    let omegas: Vec<Fr> = powers(omega, m);
-    let mut denom: Vec<Fr> = omegas.par_iter().map(|w| tau - w).collect();
-    if denom.par_iter().any(|d| bool::from(d.is_zero())) || bool::from(z_tau.is_zero()) {
-        return Err(Groth16Error::Mismatch(
-            "tau lies in the evaluation domain; pick another seed".into(),
-        ));
-    }
-    batch_inverse(&mut denom);
-    let scale = z_tau * Fr::from(m as u64).invert().expect("m < r is invertible");
-    let lagrange: Vec<Fr> = omegas
-        .par_iter()
-        .zip(denom.par_iter())
-        .map(|(w, d)| scale * w * d)
-        .collect();
-
-    let at: Vec<Fr> = [
-        eval_columns(&shape.at_inputs, &lagrange),
-        eval_columns(&shape.at_aux, &lagrange),
-    ]
-    .concat();
-    let bt: Vec<Fr> = [
-        eval_columns(&shape.bt_inputs, &lagrange),
-        eval_columns(&shape.bt_aux, &lagrange),
-    ]
-    .concat();
-    let ct: Vec<Fr> = [
-        eval_columns(&shape.ct_inputs, &lagrange),
-        eval_columns(&shape.ct_aux, &lagrange),
-    ]
-    .concat();
-    drop(lagrange);
-    let ni = shape.num_inputs;
+    let QapAtTau {
+        num_inputs: ni,
+        at,
+        bt,
+        ct,
+        ..
+    } = qap;
 
     // (β·A + α·B + C) for every variable; divided by γ (inputs) or δ (aux).
     let lc: Vec<Fr> = (0..at.len())
@@ -296,6 +551,89 @@ fn powers(x: Fr, n: usize) -> Vec<Fr> {
             }
         });
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use cuzk_synth::circuits::{BenchCircuit, TinyCircuit};
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    /// The direct path (QAP evaluated while synthesizing) and the recorded
+    /// shape give the same parameters, bit for bit.
+    fn same_both_ways<C: Circuit<Fr> + Clone>(name: &str, c: C, seed: u64) {
+        let toxic = ToxicWaste::from_seed(seed);
+        let recorded =
+            parameters_from_shape(&cuzk_synth::record_shape(c.clone()).unwrap(), &toxic, None)
+                .unwrap();
+        let direct = generate_parameters(c, &toxic, None).unwrap();
+        assert!(!recorded.h.is_empty() && !recorded.l.is_empty(), "{name}");
+        assert!(recorded == direct, "{name}: parameters differ");
+    }
+
+    /// Bench circuits just below, at and above a power of two (domain
+    /// padding), and the tiny circuit (explicit zero coefficient, a
+    /// coefficient 2, a variable only in C). The QAP progress adds up to
+    /// the constraint count.
+    #[test]
+    fn direct_qap_matches_recorded_shape() {
+        let tiny = TinyCircuit {
+            x: Fr::from(3u64),
+            y: Fr::from(5u64),
+            chain: 6,
+        };
+        same_both_ways("tiny", tiny, 11);
+        for n in [1000usize, 1023, 1024, 1025, 1500] {
+            same_both_ways(
+                &format!("bench {n}"),
+                BenchCircuit::with_constraints(n, 4).unwrap(),
+                n as u64,
+            );
+        }
+        let qap_rows = AtomicUsize::new(0);
+        let progress = |stage: &'static str, done: usize, total: usize| {
+            if stage == "QAP" {
+                qap_rows.fetch_add(done, Ordering::Relaxed);
+                assert_eq!(total, 70_001, "QAP stage total");
+            }
+        };
+        // One progress report per 2^16 rows plus the rest.
+        let c = BenchCircuit::with_constraints(70_001, 1).unwrap();
+        assert_eq!(c.expected_constraints(), 70_001);
+        QapAtTau::of_circuit(c, ToxicWaste::from_seed(2).tau, &progress).unwrap();
+        assert_eq!(qap_rows.load(Ordering::Relaxed), 70_001);
+    }
+
+    /// A circuit whose shape depends on its witness (here: on a counter
+    /// bumped by each synthesis) is refused, not turned into parameters.
+    #[test]
+    fn shape_changing_circuit_is_an_error() {
+        #[derive(Clone)]
+        struct Drifting(std::sync::Arc<AtomicUsize>);
+        impl Circuit<Fr> for Drifting {
+            fn synthesize<CS: ConstraintSystem<Fr>>(
+                self,
+                cs: &mut CS,
+            ) -> std::result::Result<(), SynthesisError> {
+                let runs = self.0.fetch_add(1, Ordering::Relaxed);
+                let x = cs.alloc(|| "x", || Ok(Fr::ONE))?;
+                for _ in 0..(3 + runs) {
+                    cs.enforce(|| "x·x = x", |lc| lc + x, |lc| lc + x, |lc| lc + x);
+                }
+                Ok(())
+            }
+        }
+        let err = generate_parameters(
+            Drifting(Default::default()),
+            &ToxicWaste::from_seed(1),
+            None,
+        )
+        .unwrap_err();
+        assert!(
+            err.to_string().contains("shape changed"),
+            "unexpected error: {err}"
+        );
+    }
 }
 
 #[cfg(all(test, feature = "cuda"))]

@@ -45,6 +45,37 @@ fn roundtrip_file_and_inspect() {
     assert_eq!(p.vk.to_bytes().len(), p.vk.encoded_len());
 }
 
+/// The load progress reports every point byte of H, L, A and B exactly
+/// once (the bar reaches its end), with the file's length as the total.
+#[test]
+fn load_progress_counts_every_point_byte() {
+    let p = cuzk_groth16::generate_parameters(
+        BenchCircuit::new(12, 0).unwrap(),
+        &ToxicWaste::from_seed(2),
+        None,
+    )
+    .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("k12.params");
+    p.save(&path).unwrap();
+    let file_len = std::fs::metadata(&path).unwrap().len() as usize;
+    let done = std::sync::atomic::AtomicUsize::new(0);
+    let calls = std::sync::atomic::AtomicUsize::new(0);
+    let loaded = Parameters::load_with_progress(&path, CheckMode::Trusted, &|n, total| {
+        assert_eq!(total, file_len);
+        done.fetch_add(n, std::sync::atomic::Ordering::Relaxed);
+        calls.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    })
+    .unwrap();
+    assert_eq!(loaded, p);
+    let points = 96 * (p.h.len() + p.l.len() + p.a.len() + p.b_g1.len()) + 192 * p.b_g2.len();
+    assert_eq!(done.into_inner(), points);
+    // 1024 points per report: many reports for a 2^12 file, not one.
+    assert!(calls.into_inner() >= points / (192 * 1024));
+    // The verifying key and the five counts are all that is not reported.
+    assert_eq!(file_len - points, p.vk.encoded_len() + 5 * 4);
+}
+
 #[test]
 fn every_truncation_is_an_error() {
     let (_, bytes) = tiny_params();

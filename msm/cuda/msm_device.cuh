@@ -5,6 +5,10 @@
 
 #include <cuda_runtime.h>
 
+#include <cstdlib>
+#include <cstring>
+#include <type_traits>
+
 #include "cuzk_error.cuh"
 #include "cuzk_msm.h"
 #include "msm_pipeline.cuh"
@@ -27,6 +31,46 @@ template <class Op>
 __global__ void for_each_kernel(size_t n, Op op) {
     size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
     if (i < n) op(i);
+}
+
+// The same, asking ptxas for two resident blocks per SM (≤ 128 registers
+// per thread). The G1 mixed-add loops (level 0, bitmap segments) use 154
+// and 188 registers (ptxas, sm_90): one block of 256 threads per SM, two warps per
+// scheduler, too few to keep the multiplier busy through the dependent
+// IMAD chains (the G1 2^24 accumulation ran at 1/2.6 of the multiply
+// rate). Two blocks halve the registers and may spill; which wins is
+// measured, not guessed: see occupancy_mode().
+template <class Op>
+__global__ void __launch_bounds__(kBlock, 2) for_each_kernel_occ2(size_t n, Op op) {
+    size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
+    if (i < n) op(i);
+}
+
+// Kernels that get the two-block variant: the G1 mixed-add loops only
+// (G2's 255-register kernels would spill far too much at 128).
+template <class Op>
+struct occ2_candidate : std::false_type {};
+template <>
+struct occ2_candidate<level0_op<fp_t>> : std::true_type {};
+template <>
+struct occ2_candidate<bitmap_seg_op<fp_t>> : std::true_type {};
+
+// Launch shape of the candidate kernels, from CUZK_MSM_OCC (read once per
+// process): "2" → for_each_kernel_occ2 (two 256-thread blocks per SM,
+// ≤ 128 registers: ptxas spills ~400 B in level 0), "b128" → the default
+// kernel in 128-thread blocks (154 registers: three blocks, 12 warps per
+// SM instead of 8, no spills), unset or anything else → the default.
+enum class occ_mode { standard, two_blocks, block128 };
+
+inline occ_mode occupancy_mode() {
+    static const occ_mode m = [] {
+        const char *v = std::getenv("CUZK_MSM_OCC");
+        if (!v) return occ_mode::standard;
+        if (std::strcmp(v, "2") == 0) return occ_mode::two_blocks;
+        if (std::strcmp(v, "b128") == 0) return occ_mode::block128;
+        return occ_mode::standard;
+    }();
+    return m;
 }
 
 // Exclusive scan of cnt[0..B) into off[0..B], off[B] = total, by one
@@ -67,6 +111,20 @@ struct device_exec {
     void for_each(size_t n, const Op &op) {
         if (n == 0) return;
         size_t blocks = (n + kBlock - 1) / kBlock;
+        if constexpr (occ2_candidate<Op>::value) {
+            const occ_mode m = occupancy_mode();
+            if (m == occ_mode::two_blocks) {
+                for_each_kernel_occ2<<<(unsigned)blocks, kBlock, 0, s>>>(n, op);
+                check(cudaGetLastError());
+                return;
+            }
+            if (m == occ_mode::block128) {
+                constexpr unsigned kSmall = kBlock / 2;
+                for_each_kernel<<<(unsigned)((n + kSmall - 1) / kSmall), kSmall, 0, s>>>(n, op);
+                check(cudaGetLastError());
+                return;
+            }
+        }
         for_each_kernel<<<(unsigned)blocks, kBlock, 0, s>>>(n, op);
         check(cudaGetLastError());
     }

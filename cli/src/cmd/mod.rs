@@ -64,7 +64,7 @@ fn gpu_backend(
     anyhow::bail!("this cuzk was built without CUDA (feature `cuda`); use --backend cpu")
 }
 
-/// Loads parameters with a spinner.
+/// Loads parameters with a progress bar (bytes decoded).
 pub fn load_params(
     ctx: &crate::output::Ctx,
     path: &Path,
@@ -75,9 +75,11 @@ pub fn load_params(
     } else {
         cuzk_groth16::CheckMode::Trusted
     };
-    let sp = ctx.spinner(&format!("loading {}", path.display()));
-    let p = cuzk_groth16::Parameters::load(path, mode).context("cannot load parameters");
-    sp.finish_and_clear();
+    let total = std::fs::metadata(path).map_or(0, |m| m.len());
+    let bar = ctx.bytes_bar("params", total);
+    let p = cuzk_groth16::Parameters::load_with_progress(path, mode, &|n, _| bar.inc(n as u64))
+        .context("cannot load parameters");
+    bar.finish_and_clear();
     p
 }
 

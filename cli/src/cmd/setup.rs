@@ -104,16 +104,29 @@ pub fn run(ctx: &Ctx, a: Args) -> Result<()> {
     Ok(())
 }
 
-/// Progress bars keyed by setup stage, safe to drive from rayon workers.
+/// Progress bars keyed by setup stage, safe to drive from rayon workers;
+/// on finish, one line per stage with its wall time,
+/// which is how the 2^26 setup's time was split between the single-threaded
+/// QAP pass and the fixed-base multiplications.
 mod bars {
     use crate::output::Ctx;
     use indicatif::{MultiProgress, ProgressBar};
     use std::sync::Mutex;
+    use std::time::Instant;
+
+    struct Stage {
+        name: &'static str,
+        bar: ProgressBar,
+        total: usize,
+        first: Instant,
+        last: Instant,
+    }
 
     pub struct Bars {
         ctx: Ctx,
         multi: MultiProgress,
-        bars: Mutex<Vec<(&'static str, ProgressBar)>>,
+        start: Instant,
+        bars: Mutex<Vec<Stage>>,
     }
 
     impl Bars {
@@ -126,24 +139,52 @@ mod bars {
             Self {
                 ctx,
                 multi,
+                start: Instant::now(),
                 bars: Mutex::new(Vec::new()),
             }
         }
 
         pub fn advance(&self, stage: &'static str, done: usize, total: usize) {
+            let now = Instant::now();
             let mut bars = self.bars.lock().unwrap_or_else(|e| e.into_inner());
-            if let Some((_, b)) = bars.iter().find(|(s, _)| *s == stage) {
-                b.inc(done as u64);
+            if let Some(s) = bars.iter_mut().find(|s| s.name == stage) {
+                s.bar.inc(done as u64);
+                s.last = now;
                 return;
             }
-            let b = self.multi.add(self.ctx.bar(stage, total as u64));
-            b.inc(done as u64);
-            bars.push((stage, b));
+            let bar = self.multi.add(self.ctx.bar(stage, total as u64));
+            bar.inc(done as u64);
+            bars.push(Stage {
+                name: stage,
+                bar,
+                total,
+                first: now,
+                last: now,
+            });
         }
 
+        /// Clears the bars and prints each stage's time (not with --quiet
+        /// or --json: there the caller reports the total only).
         pub fn finish(&self) {
-            for (_, b) in self.bars.lock().unwrap_or_else(|e| e.into_inner()).iter() {
-                b.finish_and_clear();
+            let bars = self.bars.lock().unwrap_or_else(|e| e.into_inner());
+            for s in bars.iter() {
+                s.bar.finish_and_clear();
+            }
+            if self.ctx.quiet || self.ctx.json {
+                return;
+            }
+            // Stages run one after another: a stage's time runs from the
+            // previous stage's last report (its first report comes only
+            // after its first chunk) to its own last one.
+            let mut prev = self.start;
+            for s in bars.iter() {
+                self.ctx.say(format!(
+                    "  {:>5}: {:>11} items in {:7.2} s",
+                    s.name,
+                    s.total,
+                    (s.last - prev.min(s.first)).as_secs_f64(),
+                ));
+                prev = s.last;
             }
         }
     }
