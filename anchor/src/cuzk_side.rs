@@ -60,6 +60,19 @@ impl Cuzk {
         };
         let (mut synth, mut gpu, mut self_check) = (Duration::ZERO, Duration::ZERO, Duration::ZERO);
         let mut verified = outs.len() == batch;
+        if let Some(first) = outs.first() {
+            // Where the GPU phase goes, for the log (the record keeps totals).
+            let parts: Vec<String> = first
+                .timings
+                .stages()
+                .iter()
+                .map(|(s, d)| format!("{s} {:.1}", d.as_secs_f64() * 1e3))
+                .collect();
+            eprintln!(
+                "cuzk stages (ms, first proof of {batch}): {}",
+                parts.join(", ")
+            );
+        }
         for out in &outs {
             let s = stage(&out.timings, "synthesis");
             let v = stage(&out.timings, "verify");

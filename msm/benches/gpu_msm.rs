@@ -19,7 +19,8 @@
 //! (bases[i] = (a + i·d)·G), so Σ sᵢ·basesᵢ is checked in Fr.
 //! Median of 3 runs after a warm-up (1 run at 2^27 and G2 2^25).
 //! Needs a GPU; otherwise prints why and exits 0. CSV to CUZK_BENCH_OUT.
-//! CUZK_MSM_BENCH_QUICK=1 stops at 2^24 (G1) and 2^20 (G2).
+//! CUZK_MSM_BENCH_QUICK=1 stops at 2^24 (G1) and 2^20 (G2);
+//! CUZK_MSM_BENCH_FOCUS=1 runs G1 2^20 and 2^24 only (launch variants).
 
 #[path = "../tests/gpu_common/mod.rs"]
 mod gpu_common;
@@ -246,22 +247,31 @@ fn main() {
         m.clocks_per_mul
     );
     let quick = std::env::var_os("CUZK_MSM_BENCH_QUICK").is_some();
+    // Focus: G1 at 2^20 and 2^24 (chosen window) only, ~15 s — for
+    // comparing kernel launch variants (CUZK_MSM_OCC) in one device call.
+    let focus = std::env::var_os("CUZK_MSM_BENCH_FOCUS").is_some();
     let mut rows = Vec::new();
 
-    let g1_logs: &[usize] = if quick {
+    let g1_logs: &[usize] = if focus {
+        &[20, 24]
+    } else if quick {
         &[16, 20, 24]
     } else {
         &[16, 20, 24, 26, 27]
     };
     if let Some((g, a, d)) = curve_msms::<G1Affine>(&dev, &m, g1_logs, 1, &mut rows) {
-        sweep(&g, &m, 20, &mut rows);
-        sweep(&g, &m, 24, &mut rows);
-        if !quick {
+        if !focus {
+            sweep(&g, &m, 20, &mut rows);
+            sweep(&g, &m, 24, &mut rows);
+        }
+        if !quick && !focus {
             bitmap_sums(&g, a, d, &m, &mut rows);
         }
     }
-    let g2_logs: &[usize] = if quick { &[20] } else { &[20, 24, 25] };
-    let _ = curve_msms::<G2Affine>(&dev, &m, g2_logs, 2, &mut rows);
+    if !focus {
+        let g2_logs: &[usize] = if quick { &[20] } else { &[20, 24, 25] };
+        let _ = curve_msms::<G2Affine>(&dev, &m, g2_logs, 2, &mut rows);
+    }
 
     let mut csv = String::from("what,n,window,ms,floor_ms,ratio\n");
     for r in &rows {

@@ -34,12 +34,13 @@ __global__ void for_each_kernel(size_t n, Op op) {
 }
 
 // The same, asking ptxas for two resident blocks per SM (≤ 128 registers
-// per thread). The G1 mixed-add loops (level 0, bitmap segments) use 154
-// and 188 registers (ptxas, sm_90): one block of 256 threads per SM, two warps per
-// scheduler, too few to keep the multiplier busy through the dependent
-// IMAD chains (the G1 2^24 accumulation ran at 1/2.6 of the multiply
-// rate). Two blocks halve the registers and may spill; which wins is
-// measured, not guessed: see occupancy_mode().
+// per thread). The G1 mixed-add loops (level 0, bitmap segments) need 154
+// and 188 registers unbounded (ptxas, sm_90): one 256-thread block per SM,
+// two warps per scheduler, too few to keep the multiplier busy through the
+// dependent IMAD chains. Bounded to 128 they spill 400 and 240 bytes and
+// still win: G1 2^24 MSM 396 → 276 ms, 2^20 51 → 41 ms on the H200; three
+// 128-thread blocks at 154 registers (12 warps, no spills) gave 287 and 44
+// (docs/GPU.md, session 3 run 1). So this is the default for them.
 template <class Op>
 __global__ void __launch_bounds__(kBlock, 2) for_each_kernel_occ2(size_t n, Op op) {
     size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
@@ -56,19 +57,19 @@ template <>
 struct occ2_candidate<bitmap_seg_op<fp_t>> : std::true_type {};
 
 // Launch shape of the candidate kernels, from CUZK_MSM_OCC (read once per
-// process): "2" → for_each_kernel_occ2 (two 256-thread blocks per SM,
-// ≤ 128 registers: ptxas spills ~400 B in level 0), "b128" → the default
-// kernel in 128-thread blocks (154 registers: three blocks, 12 warps per
-// SM instead of 8, no spills), unset or anything else → the default.
-enum class occ_mode { standard, two_blocks, block128 };
+// process), for re-measuring on other GPUs: unset or "2" → two 256-thread
+// blocks per SM (for_each_kernel_occ2, the default), "1" → the unbounded
+// kernel in 256-thread blocks, "b128" → the unbounded kernel in 128-thread
+// blocks. Anything else is the default.
+enum class occ_mode { one_block, two_blocks, block128 };
 
 inline occ_mode occupancy_mode() {
     static const occ_mode m = [] {
         const char *v = std::getenv("CUZK_MSM_OCC");
-        if (!v) return occ_mode::standard;
-        if (std::strcmp(v, "2") == 0) return occ_mode::two_blocks;
+        if (!v) return occ_mode::two_blocks;
+        if (std::strcmp(v, "1") == 0) return occ_mode::one_block;
         if (std::strcmp(v, "b128") == 0) return occ_mode::block128;
-        return occ_mode::standard;
+        return occ_mode::two_blocks;
     }();
     return m;
 }
