@@ -8,7 +8,8 @@
  * cudaMallocAsync on the same stream), returning cuzk_error by value.
  *
  * Points are blst affine points (Montgomery limbs; infinity = all zero),
- * scalars are blst_fr (Montgomery form). curve: 0 = G1, 1 = G2.
+ * scalars are blst_fr (Montgomery form). curve: 0 = G1, 1 = G2. An XYZZ
+ * point has the size of two affine points of its curve.
  * Window c must be 2..=24 and ceil(256/c)·n < 2^32.
  * The Rust side declares these by hand (msm/src/gpu/sys.rs); keep in sync.
  */
@@ -27,7 +28,10 @@ extern "C" {
 #define CUZK_MSM_G1 0
 #define CUZK_MSM_G2 1
 
-/* out[0] = Σ_{i<n} scalars[i]·bases[idx ? idx[i] : i] (affine). */
+/* out[0..W) = the window sums of Σ_{i<n} scalars[i]·bases[idx ? idx[i] : i]:
+ * W = ceil(256/c) XYZZ points (X, Y, ZZ, ZZZ; Montgomery limbs; ZZ = 0 is
+ * infinity) with Σ_j 2^(c·j)·out[j] = the MSM. The caller combines them
+ * (a ~256-doubling serial chain: cheap on a CPU, ~10 ms as one GPU thread). */
 int32_t cuzk_msm_host_run(int32_t curve, const void *bases, const uint32_t *idx, const void *scalars, uint32_t n,
                           uint32_t c, void *out);
 /* out[0] = Σ bases[j] over set bits j < nbits of words (bit j = bit j%64 of word j/64). */

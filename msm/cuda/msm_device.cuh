@@ -159,7 +159,7 @@ cuzk_error dev_msm(const void *bases, const uint32_t *idx, const void *scalars, 
     return run_device([&] {
         device_exec ex{static_cast<cudaStream_t>(stream)};
         msm_run<F>(ex, static_cast<const affine_t<F> *>(bases), idx, static_cast<const fr_t *>(scalars), n, c,
-                   static_cast<affine_t<F> *>(out));
+                   static_cast<xyzz_t<F> *>(out));
     });
 }
 

@@ -64,9 +64,9 @@ int32_t cuzk_msm_host_run(int32_t curve, const void *bases, const uint32_t *idx,
         host_exec ex;
         const fr_t *s = static_cast<const fr_t *>(scalars);
         if (curve == CUZK_MSM_G1)
-            msm_run<fp_t>(ex, static_cast<const g1_affine_t *>(bases), idx, s, n, c, static_cast<g1_affine_t *>(out));
+            msm_run<fp_t>(ex, static_cast<const g1_affine_t *>(bases), idx, s, n, c, static_cast<g1_xyzz_t *>(out));
         else
-            msm_run<fp2_t>(ex, static_cast<const g2_affine_t *>(bases), idx, s, n, c, static_cast<g2_affine_t *>(out));
+            msm_run<fp2_t>(ex, static_cast<const g2_affine_t *>(bases), idx, s, n, c, static_cast<g2_xyzz_t *>(out));
     });
 }
 

@@ -6,7 +6,7 @@ use cuzk_field::{Bitmap, Fr, Group};
 use cuzk_gpu::{Device, DeviceBuffer, Stream};
 
 use super::sys::{self, CheckedIndices, SyncOnDrop};
-use super::{window_for, GpuPoint};
+use super::{combine_windows, window_for, window_slots, GpuPoint};
 use crate::classify::classify;
 use crate::{MsmError, Projective};
 
@@ -63,17 +63,22 @@ impl<C: GpuPoint> GpuBases<C> {
         &self.bases
     }
 
-    /// The one-point output, poisoned (0xA5 bytes, not a reduced field
-    /// element) so that a kernel that never wrote it cannot pass a check.
-    fn out(&self) -> Result<DeviceBuffer<C>, MsmError> {
-        let mut out = DeviceBuffer::alloc(&self.stream.device(), 1)?;
-        out.memset(&self.stream, 0xA5)?;
-        Ok(out)
+    /// An output of `slots` points, poisoned (0xA5 bytes, not a reduced
+    /// field element) so that a kernel that never wrote it cannot pass a
+    /// check.
+    fn out(&self, slots: usize) -> Result<DeviceBuffer<C>, MsmError> {
+        poisoned(&self.stream, slots)
     }
 
     fn result(&self, out: &DeviceBuffer<C>) -> Result<Projective<C>, MsmError> {
         let v = out.to_vec(&self.stream)?; // synchronises the stream
         Ok(v[0].to_curve())
+    }
+
+    /// Downloads the window sums of an MSM with width `c` and combines them.
+    fn windows_result(&self, out: &DeviceBuffer<C>, c: u32) -> Result<Projective<C>, MsmError> {
+        let v = out.to_vec(&self.stream)?; // synchronises the stream
+        Ok(combine_windows(&v, c))
     }
 
     /// Σ `scalars[k]` · `bases[start + k]`: an MSM over the sub-range
@@ -132,7 +137,7 @@ impl<C: GpuPoint> GpuBases<C> {
         window: u32,
     ) -> Result<Projective<C>, MsmError> {
         check_range(&(start..start.saturating_add(len)), self.len())?;
-        let mut out = self.out()?;
+        let mut out = self.out(window_slots(window))?;
         sys::dev_run(
             &self.bases,
             start,
@@ -143,7 +148,7 @@ impl<C: GpuPoint> GpuBases<C> {
             &mut out,
             &self.stream,
         )?;
-        self.result(&out)
+        self.windows_result(&out, window)
     }
 
     /// One MSM per scalar vector against `bases[start ..]` (the partitions
@@ -176,18 +181,19 @@ impl<C: GpuPoint> GpuBases<C> {
         check_range(&(start..start), self.len())?;
         let idx = CheckedIndices::new(&self.stream, indices, self.len() - start)?;
         let d = DeviceBuffer::from_slice(&self.stream, scalars)?;
-        let mut out = self.out()?;
+        let window = window_for(scalars.len());
+        let mut out = self.out(window_slots(window))?;
         sys::dev_run(
             &self.bases,
             start,
             Some(&idx),
             &d,
             scalars.len(),
-            window_for(scalars.len()),
+            window,
             &mut out,
             &self.stream,
         )?;
-        self.result(&out)
+        self.windows_result(&out, window)
     }
 
     /// Σ `bases[start + j]` over the set bits `j` of `ones` (the "scalar is
@@ -195,7 +201,7 @@ impl<C: GpuPoint> GpuBases<C> {
     pub fn bitmap_sum(&self, start: usize, ones: &Bitmap) -> Result<Projective<C>, MsmError> {
         check_range(&(start..start.saturating_add(ones.len())), self.len())?;
         let words = DeviceBuffer::from_slice(&self.stream, ones.as_words())?;
-        let mut out = self.out()?;
+        let mut out = self.out(1)?;
         sys::dev_bitmap_sum(
             &self.bases,
             start,
@@ -265,10 +271,11 @@ pub fn msm_streamed<C: GpuPoint>(
     ];
     let chunks = n.div_ceil(chunk);
     let mut outs = Vec::with_capacity(chunks);
+    let mut widths = Vec::with_capacity(chunks);
     for k in 0..chunks {
-        let mut o = DeviceBuffer::<C>::alloc(device, 1)?;
-        o.memset(&streams[k % 2], 0xA5)?; // poison: see GpuBases::out
-        outs.push(o);
+        let w = window_for(chunk.min(n - k * chunk));
+        outs.push(poisoned(&streams[k % 2], window_slots(w))?);
+        widths.push(w);
     }
     {
         // Declared after the buffers, so dropped (and synchronised) first.
@@ -293,7 +300,7 @@ pub fn msm_streamed<C: GpuPoint>(
                 None,
                 &scalar_bufs[slot],
                 len,
-                window_for(len),
+                widths[k],
                 out,
                 s,
             )?;
@@ -302,7 +309,15 @@ pub fn msm_streamed<C: GpuPoint>(
     let mut acc = Projective::<C>::identity();
     for (k, out) in outs.iter().enumerate() {
         let v = out.to_vec(&streams[k % 2])?;
-        acc += v[0].to_curve();
+        acc += combine_windows(&v, widths[k]);
     }
     Ok(acc)
+}
+
+/// `slots` points of device memory filled with 0xA5 bytes (not a reduced
+/// field element), so that output a kernel never wrote cannot pass a check.
+fn poisoned<C: GpuPoint>(stream: &Stream, slots: usize) -> Result<DeviceBuffer<C>, MsmError> {
+    let mut out = DeviceBuffer::alloc(&stream.device(), slots)?;
+    out.memset(stream, 0xA5)?;
+    Ok(out)
 }

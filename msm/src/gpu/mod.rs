@@ -5,7 +5,8 @@
 //! index, the host executor runs plain loops. So the complete algorithm —
 //! signed digits from Montgomery scalars, per-window counting sort of point
 //! indices by bucket, XYZZ bucket accumulation in levels, running-sum bucket
-//! reduction, window combination by doubling — also runs on the CPU:
+//! reduction — also runs on the CPU (the window sums then come back and
+//! [`combine_windows`] doubles them together here, on the CPU, in both cases):
 //! [`host`] exposes that twin, and the CI tests compare it with
 //! [`crate::msm`] (`tests/gpu_host.rs`). The GPU run then confirms it.
 //!
@@ -22,7 +23,7 @@
 //!   method and floor in `fixed_base.rs`), with the host twin
 //!   [`host::fixed_base_mul`].
 
-use cuzk_field::{Fr, G1Affine, G2Affine};
+use cuzk_field::{Field, Fr, G1Affine, G1Projective, G2Affine, G2Projective, Group};
 use cuzk_gpu::DeviceCopy;
 
 use crate::{MsmCurve, MsmError, Projective};
@@ -48,14 +49,58 @@ pub use fixed_base::{
 pub trait GpuPoint: MsmCurve + DeviceCopy {
     /// `CUZK_MSM_G1` / `CUZK_MSM_G2` of `cuda/cuzk_msm.h`.
     const GPU_CURVE: i32;
+
+    /// The pipeline's XYZZ point (X, Y, ZZ, ZZZ: x = X/ZZ, y = Y/ZZZ; ZZ = 0
+    /// is infinity) stored as two affine-sized slots (X, Y) and (ZZ, ZZZ),
+    /// as Jacobian coordinates without an inversion: (X·ZZ², Y·ZZ³, ZZZ)
+    /// (with ZZ = z², ZZZ = z³ that is (X·z⁴, Y·z⁶, z³), the same point).
+    fn xyzz_to_curve(xy: &Self, zz: &Self) -> Projective<Self>;
 }
 
 impl GpuPoint for G1Affine {
     const GPU_CURVE: i32 = 0;
+
+    fn xyzz_to_curve(xy: &Self, zz: &Self) -> G1Projective {
+        let (zz2, zzz) = (zz.x(), zz.y());
+        if bool::from(zz2.is_zero()) {
+            return G1Projective::identity();
+        }
+        let sq = zz2.square();
+        G1Projective::from_raw_unchecked(xy.x() * sq, xy.y() * sq * zz2, zzz)
+    }
 }
 
 impl GpuPoint for G2Affine {
     const GPU_CURVE: i32 = 1;
+
+    fn xyzz_to_curve(xy: &Self, zz: &Self) -> G2Projective {
+        let (zz2, zzz) = (zz.x(), zz.y());
+        if bool::from(zz2.is_zero()) {
+            return G2Projective::identity();
+        }
+        let sq = zz2.square();
+        G2Projective::from_raw_unchecked(xy.x() * sq, xy.y() * sq * zz2, zzz)
+    }
+}
+
+/// Σ_j 2^(c·j)·win_j (Horner) from the W = [`windows`]`(c)` window sums the
+/// pipeline writes, two slots per XYZZ point (see
+/// [`GpuPoint::xyzz_to_curve`]). ~256 doublings: ~0.1 ms on a CPU core
+/// (G1), where one GPU thread took ~10 ms.
+pub(crate) fn combine_windows<C: GpuPoint>(slots: &[C], c: u32) -> Projective<C> {
+    let mut acc = Projective::<C>::identity();
+    for pair in slots.chunks_exact(2).rev() {
+        for _ in 0..c {
+            acc = acc.double();
+        }
+        acc += C::xyzz_to_curve(&pair[0], &pair[1]);
+    }
+    acc
+}
+
+/// Slots of the window-sum output for width `c` (two per window).
+pub(crate) fn window_slots(c: u32) -> usize {
+    2 * windows(c) as usize
 }
 
 /// Smallest and largest window widths the pipeline supports.
@@ -115,7 +160,7 @@ pub mod host {
         window: Option<u32>,
     ) -> Result<Projective<C>, MsmError> {
         let c = window.unwrap_or_else(|| window_for(scalars.len()));
-        Ok(sys::host_run(bases, None, scalars, c)?.to_curve())
+        sys::host_run(bases, None, scalars, c)
     }
 
     /// Σ `scalars[k]` · `bases[indices[k]]` (the tail shape).
@@ -126,7 +171,7 @@ pub mod host {
         window: Option<u32>,
     ) -> Result<Projective<C>, MsmError> {
         let c = window.unwrap_or_else(|| window_for(scalars.len()));
-        Ok(sys::host_run(bases, Some(indices), scalars, c)?.to_curve())
+        sys::host_run(bases, Some(indices), scalars, c)
     }
 
     /// Σ `bases[j]` over the set bits `j` of `ones`.

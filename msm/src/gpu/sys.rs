@@ -12,8 +12,8 @@ use std::ffi::c_void;
 
 use cuzk_field::Fr;
 
-use super::{args_ok, GpuPoint};
-use crate::MsmError;
+use super::{args_ok, combine_windows, window_slots, GpuPoint};
+use crate::{MsmError, Projective};
 
 extern "C" {
     fn cuzk_msm_host_run(
@@ -59,13 +59,14 @@ fn shape(n: usize, window: u32) -> Result<u32, MsmError> {
     Ok(n as u32) // args_ok bounds n below 2^32
 }
 
-/// Host twin: Σ scalars[k] · bases[idx[k]] (or bases[k] without idx).
+/// Host twin: Σ scalars[k] · bases[idx[k]] (or bases[k] without idx); the
+/// window sums come back and are combined here, as on the device path.
 pub(crate) fn host_run<C: GpuPoint>(
     bases: &[C],
     idx: Option<&[u32]>,
     scalars: &[Fr],
     window: u32,
-) -> Result<C, MsmError> {
+) -> Result<Projective<C>, MsmError> {
     let n = scalars.len();
     match idx {
         None if bases.len() != n => {
@@ -91,11 +92,12 @@ pub(crate) fn host_run<C: GpuPoint>(
         None => {}
     }
     let n32 = shape(n, window)?;
-    let mut out = C::identity();
+    let mut out = vec![C::identity(); window_slots(window)];
     // SAFETY: `bases` holds every index the pipeline reads (n contiguous
     // points, or the checked `idx` entries), `scalars` n elements, `idx`
-    // (when given) n entries, `out` one point; the types match the C
-    // layouts (module docs). The call is synchronous and keeps no pointer.
+    // (when given) n entries, `out` the W window sums (two affine-sized
+    // slots per XYZZ point); the types match the C layouts (module docs).
+    // The call is synchronous and keeps no pointer.
     let code = unsafe {
         cuzk_msm_host_run(
             C::GPU_CURVE,
@@ -104,11 +106,11 @@ pub(crate) fn host_run<C: GpuPoint>(
             scalars.as_ptr().cast(),
             n32,
             window,
-            (&mut out as *mut C).cast(),
+            out.as_mut_ptr().cast(),
         )
     };
     host_status(code, n, window)?;
-    Ok(out)
+    Ok(combine_windows(&out, window))
 }
 
 /// Host twin of the bitmap sum: Σ bases[j] over set bits j < nbits.
@@ -185,7 +187,7 @@ mod device {
     use cuzk_gpu::sys::{cuzk_error, cuzk_memcpy_async, cuzk_stream};
     use cuzk_gpu::{DeviceBuffer, GpuError, Stream};
 
-    use super::super::GpuPoint;
+    use super::super::{window_slots, GpuPoint};
     use super::shape;
     use crate::MsmError;
 
@@ -245,8 +247,9 @@ mod device {
         }
     }
 
-    /// Enqueues `out[0] ← Σ scalars[k] · bases[start + (idx[k] or k)]` on
-    /// `stream`. Asynchronous: the caller synchronises `stream` (e.g. by
+    /// Enqueues the window sums of `Σ scalars[k] · bases[start + (idx[k] or
+    /// k)]` into `out` (≥ `window_slots(window)` slots; combine them with
+    /// `combine_windows` after the download) on `stream`. Asynchronous: the caller synchronises `stream` (e.g. by
     /// downloading `out`) before dropping or reusing the buffers.
     #[allow(clippy::too_many_arguments)] // mirrors the C signature
     pub(crate) fn dev_run<C: GpuPoint>(
@@ -281,12 +284,14 @@ mod device {
                 scalars: scalars.len(),
             });
         }
-        if out.is_empty() {
-            return Err(MsmError::Gpu(GpuError::InvalidArgument(
-                "empty output buffer".into(),
-            )));
-        }
         let n32 = shape(n, window)?;
+        if out.len() < window_slots(window) {
+            return Err(MsmError::Gpu(GpuError::InvalidArgument(format!(
+                "output buffer of {} slots, the window sums need {}",
+                out.len(),
+                window_slots(window)
+            ))));
+        }
         // Kernels must launch on the current device: make the stream's current.
         stream.device().bind()?;
         let base_ptr = bases
@@ -297,8 +302,8 @@ mod device {
         // SAFETY: all pointers are device allocations owned by live
         // DeviceBuffers; the kernels read bases[start .. start + need)
         // (checked above: need ≤ len − start, and gather indices < bound =
-        // need), n scalars (checked), n indices (checked) and write one
-        // point to `out` (non-empty). The work is enqueued on `stream`; the
+        // need), n scalars (checked), n indices (checked) and write the W
+        // window sums, 2·W slots, to `out` (checked). The work is enqueued on `stream`; the
         // caller keeps the buffers alive until it synchronises.
         check(unsafe {
             cuzk_msm_dev_run(
