@@ -10,7 +10,8 @@
 //!    release;
 //! 4. copies them, stripped of debug info, into `gpu-bundle/{tests,benches,bin}`
 //!    with `run.sh` (runs every test, GPU-only ones included, and every
-//!    bench, writing a report under $OUT or a given folder) and a MANIFEST.
+//!    bench, writing a report under $OUT or a given folder), a MANIFEST,
+//!    and `lib.sh` for the hand-written session scripts of `docs/runs/`.
 //!
 //! Executables are gzip-compressed (stripped test binaries shrink ~3×) and
 //! `run.sh` unpacks them into a temporary folder on the GPU machine. The
@@ -25,6 +26,9 @@ use anyhow::{bail, Context, Result};
 
 const LIMIT_BYTES: u64 = 64 << 20;
 const RUN_SH: &str = include_str!("gpu_bundle_run.sh");
+/// Shared preamble of the `docs/runs/session*.sh` device scripts (unpack,
+/// the `T` runner, time budget): copied next to them as `lib.sh`.
+const SESSION_LIB: &str = include_str!("../../docs/runs/lib.sh");
 
 #[derive(Debug)]
 struct Exe {
@@ -186,6 +190,8 @@ pub(crate) fn run(
     fs::write(&run_sh, RUN_SH)?;
     make_executable(&run_sh)?;
     fs::write(out.join("MANIFEST"), &manifest)?;
+    // A session script (docs/runs/*.sh, copied to session.sh) sources it.
+    fs::write(out.join("lib.sh"), SESSION_LIB)?;
     eprint!("{manifest}");
     eprintln!(
         "xtask gpu-bundle: {} executables, {:.1} MiB in {}",
