@@ -61,12 +61,9 @@ impl GpuPoint for G1Affine {
     const GPU_CURVE: i32 = 0;
 
     fn xyzz_to_curve(xy: &Self, zz: &Self) -> G1Projective {
-        let (zz2, zzz) = (zz.x(), zz.y());
-        if bool::from(zz2.is_zero()) {
-            return G1Projective::identity();
-        }
-        let sq = zz2.square();
-        G1Projective::from_raw_unchecked(xy.x() * sq, xy.y() * sq * zz2, zzz)
+        jacobian(xy.x(), xy.y(), zz.x(), zz.y()).map_or_else(G1Projective::identity, |(x, y, z)| {
+            G1Projective::from_raw_unchecked(x, y, z)
+        })
     }
 }
 
@@ -74,13 +71,19 @@ impl GpuPoint for G2Affine {
     const GPU_CURVE: i32 = 1;
 
     fn xyzz_to_curve(xy: &Self, zz: &Self) -> G2Projective {
-        let (zz2, zzz) = (zz.x(), zz.y());
-        if bool::from(zz2.is_zero()) {
-            return G2Projective::identity();
-        }
-        let sq = zz2.square();
-        G2Projective::from_raw_unchecked(xy.x() * sq, xy.y() * sq * zz2, zzz)
+        jacobian(xy.x(), xy.y(), zz.x(), zz.y()).map_or_else(G2Projective::identity, |(x, y, z)| {
+            G2Projective::from_raw_unchecked(x, y, z)
+        })
     }
+}
+
+/// Jacobian (X·ZZ², Y·ZZ³, ZZZ) of an XYZZ point; `None` for infinity (ZZ = 0).
+fn jacobian<F: Field>(x: F, y: F, zz: F, zzz: F) -> Option<(F, F, F)> {
+    if bool::from(zz.is_zero()) {
+        return None;
+    }
+    let sq = zz.square();
+    Some((x * sq, y * sq * zz, zzz))
 }
 
 /// Σ_j 2^(c·j)·win_j (Horner) from the W = [`windows`]`(c)` window sums the
