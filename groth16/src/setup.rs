@@ -287,6 +287,8 @@ struct QapEvaluator<'a> {
     num_aux: usize,
     row: usize,
     reported: usize,
+    /// The first term naming a variable that was never allocated.
+    unallocated: Option<(usize, Index)>,
     /// (A, B, C) sums per input and per aux variable.
     inputs: [Vec<Fr>; 3],
     aux: [Vec<Fr>; 3],
@@ -306,6 +308,7 @@ impl<'a> QapEvaluator<'a> {
             num_aux: 0,
             row: 0,
             reported: 0,
+            unallocated: None,
             inputs: [
                 cap(expected.num_inputs),
                 cap(expected.num_inputs),
@@ -331,19 +334,34 @@ impl<'a> QapEvaluator<'a> {
                 *coeff * l
             }
         };
-        for (&i, coeff) in lc.iter_inputs() {
-            if !bool::from(coeff.is_zero()) {
-                self.inputs[matrix][i] += term(coeff);
+        let terms = lc
+            .iter_inputs()
+            .map(|(&i, c)| (Index::Input(i), c))
+            .chain(lc.iter_aux().map(|(&i, c)| (Index::Aux(i), c)));
+        for (var, coeff) in terms {
+            if bool::from(coeff.is_zero()) {
+                continue;
             }
-        }
-        for (&i, coeff) in lc.iter_aux() {
-            if !bool::from(coeff.is_zero()) {
-                self.aux[matrix][i] += term(coeff);
+            let slot = match var {
+                Index::Input(i) => self.inputs[matrix].get_mut(i),
+                Index::Aux(i) => self.aux[matrix].get_mut(i),
+            };
+            match slot {
+                Some(acc) => *acc += term(coeff),
+                // A malformed circuit: an error from finish(), not a panic.
+                None => {
+                    self.unallocated.get_or_insert((self.row, var));
+                }
             }
         }
     }
 
     fn finish(self) -> Result<QapAtTau> {
+        if let Some((row, var)) = self.unallocated {
+            return Err(Groth16Error::Mismatch(format!(
+                "constraint {row} uses {var:?}, which the circuit never allocated"
+            )));
+        }
         let got = cuzk_synth::Shape {
             num_inputs: self.num_inputs,
             num_aux: self.num_aux,
@@ -602,6 +620,32 @@ mod tests {
         assert_eq!(c.expected_constraints(), 70_001);
         QapAtTau::of_circuit(c, ToxicWaste::from_seed(2).tau, &progress).unwrap();
         assert_eq!(qap_rows.load(Ordering::Relaxed), 70_001);
+    }
+
+    /// A constraint naming a variable that was never allocated is an error
+    /// (the recorded-shape path would index out of bounds).
+    #[test]
+    fn unallocated_variable_is_an_error() {
+        #[derive(Clone)]
+        struct Dangling;
+        impl Circuit<Fr> for Dangling {
+            fn synthesize<CS: ConstraintSystem<Fr>>(
+                self,
+                cs: &mut CS,
+            ) -> std::result::Result<(), SynthesisError> {
+                let x = cs.alloc(|| "x", || Ok(Fr::ONE))?;
+                let ghost = Variable::new_unchecked(Index::Aux(7));
+                cs.enforce(|| "x·x = x", |lc| lc + x, |lc| lc + x, |lc| lc + x);
+                cs.enforce(|| "ghost", |lc| lc + ghost, |lc| lc + x, |lc| lc + x);
+                Ok(())
+            }
+        }
+        let err = generate_parameters(Dangling, &ToxicWaste::from_seed(1), None).unwrap_err();
+        let msg = err.to_string();
+        assert!(
+            msg.contains("constraint 1") && msg.contains("never allocated"),
+            "unexpected error: {msg}"
+        );
     }
 
     /// A circuit whose shape depends on its witness (here: on a counter
