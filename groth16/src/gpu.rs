@@ -17,7 +17,10 @@
 //! sets once (a PoRep 32 GiB set is ~47 GiB; an H200 holds 139 GiB). A
 //! partition proved against parameters that were not preloaded, or when
 //! [`Residency::Transient`] is chosen, uploads each base set for the call and
-//! frees it after (slower, but bounded by the largest single set).
+//! frees it after (slower, but bounded by the largest single set); a set
+//! preloaded as transient has its host memory page-locked once
+//! (`cuzk_pinned_mem::SharedRegistration`), so those uploads stream from
+//! pinned memory.
 //!
 //! Architecture invariant: the results equal the CPU backend's bit for bit
 //! (same [`ProofParts`]), so for fixed r, s both backends give the same
@@ -31,6 +34,7 @@ use cuzk_msm::gpu::{GpuBases, GpuPoint};
 use cuzk_msm::{classify, Classified, MsmError, Projective};
 use cuzk_ntt::gpu::GpuNtt;
 use cuzk_ntt::NttError;
+use cuzk_pinned_mem::SharedRegistration;
 use cuzk_synth::ProvingAssignment;
 use group::Group;
 use parking_lot::Mutex;
@@ -109,6 +113,8 @@ pub struct GpuBackend {
     /// The NTT stream (the MSMs run on each base set's own stream).
     stream: Stream,
     resident: Mutex<Option<ResidentSet>>,
+    /// The page-locked host queries of a set preloaded as transient.
+    pinned: Mutex<Vec<SharedRegistration<Parameters>>>,
     /// Serialises device work of concurrent callers (the engine's GPU
     /// workers): one partition's kernels at a time, while another caller's
     /// CPU classification proceeds outside the lock.
@@ -141,6 +147,7 @@ impl GpuBackend {
             ntt,
             stream,
             resident: Mutex::new(None),
+            pinned: Mutex::new(Vec::new()),
             device_lock: Mutex::new(()),
         })
     }
@@ -162,6 +169,7 @@ impl GpuBackend {
     pub fn preload(&self, params: &Arc<Parameters>, mode: Residency) -> Result<Residency> {
         let mut slot = self.resident.lock();
         *slot = None; // free the old set before measuring free memory
+        self.unpin();
         let need = bases_bytes(params) + working_bytes(params);
         let mode = match mode {
             Residency::Auto => {
@@ -190,13 +198,48 @@ impl GpuBackend {
                 params: Arc::clone(params),
                 bases: Arc::new(bases),
             });
+        } else {
+            self.pin(params);
         }
         Ok(mode)
     }
 
-    /// Drops the resident bases (frees device memory).
+    /// Page-locks the five queries of `params` for transient uploads. A
+    /// failure (memory-lock limits) leaves them pageable: slower uploads,
+    /// same proofs.
+    fn pin(&self, params: &Arc<Parameters>) {
+        let g1 = |f: fn(&Parameters) -> &[G1Affine]| SharedRegistration::new(Arc::clone(params), f);
+        let pins = [
+            g1(|p| &p.h),
+            g1(|p| &p.l),
+            g1(|p| &p.a),
+            g1(|p| &p.b_g1),
+            SharedRegistration::new(Arc::clone(params), |p: &Parameters| &p.b_g2[..]),
+        ];
+        *self.pinned.lock() = pins.into_iter().filter_map(|r| r.ok()).collect();
+    }
+
+    /// Unregisters pinned queries, outside any transient upload.
+    fn unpin(&self) {
+        let _g = self.device_lock.lock();
+        self.pinned.lock().clear();
+    }
+
+    /// Bytes of host memory page-locked for transient uploads (0 when the
+    /// set is resident, pinning is unavailable, or it failed).
+    pub fn pinned_bytes(&self) -> usize {
+        self.pinned
+            .lock()
+            .iter()
+            .map(SharedRegistration::bytes)
+            .sum()
+    }
+
+    /// Drops the resident bases (frees device memory) and unpins the host
+    /// queries of a transient set.
     pub fn unload(&self) {
         *self.resident.lock() = None;
+        self.unpin();
     }
 
     /// True when `params` is the preloaded set.

@@ -79,11 +79,30 @@ fn gpu_matches_cpu_2_10_to_2_18() {
             BenchCircuit::new(log, 100 + u64::from(log)).unwrap(),
             1,
         );
+        // transient, preloaded: the host queries are page-locked once and
+        // the uploads stream from them; same results
+        assert_eq!(
+            gpu.preload(&params, Residency::Transient).unwrap(),
+            Residency::Transient
+        );
+        assert!(!gpu.is_resident(&params));
+        assert_eq!(
+            gpu.pinned_bytes() as u64,
+            cuzk_groth16::gpu::bases_bytes(&params),
+            "2^{log}: every query pinned"
+        );
+        check(
+            &params,
+            &gpu,
+            BenchCircuit::new(log, 150 + u64::from(log)).unwrap(),
+            1,
+        );
         assert_eq!(
             gpu.preload(&params, Residency::Resident).unwrap(),
             Residency::Resident
         );
         assert!(gpu.is_resident(&params));
+        assert_eq!(gpu.pinned_bytes(), 0, "a resident set is not pinned");
         for w in 0..2u64 {
             check(&params, &gpu, BenchCircuit::new(log, 200 + w).unwrap(), w);
         }

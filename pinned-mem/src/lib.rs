@@ -33,7 +33,7 @@ mod registered;
 pub use buffer::PinnedBuffer;
 pub use cuzk_gpu::DeviceCopy;
 pub use pool::{PinnedPool, PoolStats, PooledBuffer, GRANULE};
-pub use registered::Registered;
+pub use registered::{Registered, SharedRegistration};
 
 /// Errors of this crate.
 #[derive(Debug, thiserror::Error)]

@@ -1,7 +1,9 @@
 //! CPU tests: the pool's bookkeeping (against a model, with proptest), the
 //! pageable fallback of every type, and registration of a Vec and an mmap.
 
-use cuzk_pinned_mem::{pinning_available, PinnedBuffer, PinnedError, PinnedPool, Registered};
+use cuzk_pinned_mem::{
+    pinning_available, PinnedBuffer, PinnedError, PinnedPool, Registered, SharedRegistration,
+};
 use proptest::prelude::*;
 use rand_chacha::ChaCha8Rng;
 use rand_core::{RngCore, SeedableRng};
@@ -74,6 +76,34 @@ fn registered_vec_and_mmap_without_gpu() {
     assert!(r.as_ref().len() == 8192 * 4);
     assert_eq!(&r[4..8], &1u32.to_le_bytes());
     r.unregister().unwrap();
+}
+
+/// A registration inside an `Arc` holds the owner (no `get_mut` while it
+/// lives), reports its bytes, skips empty slices, and a second
+/// registration of the same pages is an error where pinning exists (a
+/// no-op registration where it does not).
+#[test]
+fn shared_registration_holds_its_owner() {
+    struct Set {
+        a: Vec<u64>,
+        b: Vec<u32>,
+    }
+    let mut set = std::sync::Arc::new(Set {
+        a: (0..5000).collect(),
+        b: Vec::new(),
+    });
+    let ra = SharedRegistration::new(std::sync::Arc::clone(&set), |s| &s.a[..]).unwrap();
+    let rb = SharedRegistration::new(std::sync::Arc::clone(&set), |s| &s.b[..]).unwrap();
+    assert_eq!(ra.is_registered(), pinning_available());
+    assert_eq!(ra.bytes(), if pinning_available() { 5000 * 8 } else { 0 });
+    assert!(!rb.is_registered() && rb.bytes() == 0, "empty slice");
+    assert_eq!(ra.owner().a[4999], 4999);
+    let again = SharedRegistration::new(std::sync::Arc::clone(&set), |s| &s.a[..]);
+    assert_eq!(again.is_err(), pinning_available(), "{again:?}");
+    drop(again);
+    assert!(std::sync::Arc::get_mut(&mut set).is_none());
+    drop((ra, rb));
+    assert!(std::sync::Arc::get_mut(&mut set).is_some());
 }
 
 #[test]
