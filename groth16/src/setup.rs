@@ -441,18 +441,7 @@ impl ConstraintSystem<Fr> for QapEvaluator<'_> {
         }
     }
 
-    fn push_namespace<NR, N>(&mut self, _: N)
-    where
-        NR: Into<String>,
-        N: FnOnce() -> NR,
-    {
-    }
-
-    fn pop_namespace(&mut self) {}
-
-    fn get_root(&mut self) -> &mut Self::Root {
-        self
-    }
+    cuzk_synth::flat_namespaces!();
 }
 
 /// The setup from the QAP at τ, with `mul` turning scalar vectors into

@@ -124,16 +124,7 @@ impl ConstraintSystem<Fr> for NaiveAssignment {
         self.b.push(bv);
         self.c.push(cv);
     }
-    fn push_namespace<NR, N>(&mut self, _: N)
-    where
-        NR: Into<String>,
-        N: FnOnce() -> NR,
-    {
-    }
-    fn pop_namespace(&mut self) {}
-    fn get_root(&mut self) -> &mut Self::Root {
-        self
-    }
+    cuzk_synth::flat_namespaces!();
 }
 
 fn naive_synthesize(c: BenchCircuit) -> NaiveAssignment {
@@ -188,16 +179,7 @@ impl ConstraintSystem<Fr> for GadgetsOnly {
             + b(LinearCombination::zero()).len()
             + c(LinearCombination::zero()).len();
     }
-    fn push_namespace<NR, N>(&mut self, _: N)
-    where
-        NR: Into<String>,
-        N: FnOnce() -> NR,
-    {
-    }
-    fn pop_namespace(&mut self) {}
-    fn get_root(&mut self) -> &mut Self::Root {
-        self
-    }
+    cuzk_synth::flat_namespaces!();
 }
 
 fn bench(cr: &mut Criterion) {

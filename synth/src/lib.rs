@@ -38,3 +38,25 @@ pub use shape::{
 };
 
 pub use bellpepper_core::{Circuit, ConstraintSystem, SynthesisError};
+
+/// The namespace methods of a flat `ConstraintSystem` impl that is its own
+/// root and ignores names (names are for debugging circuits; not calling
+/// the name closure saves a `format!` per namespace). Every constraint
+/// system in cuzk (proving, shape, counting, setup's QAP evaluation) is one.
+#[macro_export]
+macro_rules! flat_namespaces {
+    () => {
+        fn push_namespace<NR, N>(&mut self, _: N)
+        where
+            NR: Into<String>,
+            N: FnOnce() -> NR,
+        {
+        }
+
+        fn pop_namespace(&mut self) {}
+
+        fn get_root(&mut self) -> &mut Self::Root {
+            self
+        }
+    };
+}

@@ -267,20 +267,7 @@ impl ConstraintSystem<Fr> for ProvingAssignment {
         self.c.push(cv);
     }
 
-    fn push_namespace<NR, N>(&mut self, _: N)
-    where
-        NR: Into<String>,
-        N: FnOnce() -> NR,
-    {
-        // Names are for debugging circuits; the prover never looks at them,
-        // and not calling `N` saves a `format!` per namespace.
-    }
-
-    fn pop_namespace(&mut self) {}
-
-    fn get_root(&mut self) -> &mut Self::Root {
-        self
-    }
+    crate::flat_namespaces!();
 
     fn is_extensible() -> bool {
         true

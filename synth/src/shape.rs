@@ -242,18 +242,7 @@ impl ConstraintSystem<Fr> for KeypairAssembly {
         self.num_constraints += 1;
     }
 
-    fn push_namespace<NR, N>(&mut self, _: N)
-    where
-        NR: Into<String>,
-        N: FnOnce() -> NR,
-    {
-    }
-
-    fn pop_namespace(&mut self) {}
-
-    fn get_root(&mut self) -> &mut Self::Root {
-        self
-    }
+    crate::flat_namespaces!();
 }
 
 /// Records the shape of `circuit` as bellperson's parameter generator does:
@@ -322,16 +311,5 @@ impl ConstraintSystem<Fr> for ShapeCounter {
         self.0.num_constraints += 1;
     }
 
-    fn push_namespace<NR, N>(&mut self, _: N)
-    where
-        NR: Into<String>,
-        N: FnOnce() -> NR,
-    {
-    }
-
-    fn pop_namespace(&mut self) {}
-
-    fn get_root(&mut self) -> &mut Self::Root {
-        self
-    }
+    crate::flat_namespaces!();
 }
