@@ -116,18 +116,24 @@ pub fn generate_parameters_gpu<C: Circuit<Fr> + Clone>(
     let noop = |_: &'static str, _: usize, _: usize| {};
     let progress: Progress<'_> = progress.unwrap_or(&noop);
     let shape = cuzk_synth::count_shape(circuit.clone())?;
-    let m = domain_of(shape.num_constraints)?.1;
-    let longest = m.max(shape.num_inputs + shape.num_aux);
-    let mul = crate::fixed_base::GpuGeneratorMul::new(device_ordinal, longest)?;
-    let qap = QapAtTau::of_circuit(circuit, toxic.tau, progress)?;
+    let mul = gpu_mul(device_ordinal, shape)?;
+    let qap = QapAtTau::with_shape(circuit, shape, toxic.tau, progress)?;
     parameters_from_qap(qap, toxic, progress, &mul)
 }
 
-/// Evaluation domain size m = 2^log_m ≥ the constraint count.
-fn domain(shape: &KeypairAssembly) -> Result<(u32, usize)> {
-    domain_of(shape.num_constraints)
+/// The GPU's fixed-base tables for a circuit of `shape`, sized for its
+/// longest vector: H (m − 1 points) or the variables (IC + L, A, B).
+#[cfg(feature = "cuda")]
+fn gpu_mul(
+    device_ordinal: usize,
+    shape: cuzk_synth::Shape,
+) -> Result<crate::fixed_base::GpuGeneratorMul> {
+    let (_, m) = domain_of(shape.num_constraints)?;
+    let longest = m.max(shape.num_inputs + shape.num_aux);
+    crate::fixed_base::GpuGeneratorMul::new(device_ordinal, longest)
 }
 
+/// Evaluation domain size m = 2^log_m ≥ the constraint count `n`.
 fn domain_of(n: usize) -> Result<(u32, usize)> {
     let log_m = n.max(1).next_power_of_two().trailing_zeros();
     if log_m > Fr::S {
@@ -161,10 +167,7 @@ pub fn parameters_from_shape_gpu(
     progress: Option<Progress<'_>>,
     device_ordinal: usize,
 ) -> Result<Parameters> {
-    let (_, m) = domain(shape)?;
-    // The longest vector: H (m − 1 points) or the variables (IC + L, A, B).
-    let longest = m.max(shape.num_inputs + shape.num_aux);
-    let mul = crate::fixed_base::GpuGeneratorMul::new(device_ordinal, longest)?;
+    let mul = gpu_mul(device_ordinal, shape.shape())?;
     parameters_with(shape, toxic, progress, &mul)
 }
 
@@ -178,7 +181,7 @@ fn parameters_with(
 ) -> Result<Parameters> {
     let noop = |_: &'static str, _: usize, _: usize| {};
     let progress: Progress<'_> = progress.unwrap_or(&noop);
-    let (log_m, m) = domain(shape)?;
+    let (log_m, m) = domain_of(shape.num_constraints)?;
     let lagrange = lagrange_at(log_m, toxic.tau)?;
     let qap = QapAtTau {
         m,
@@ -256,6 +259,18 @@ impl QapAtTau {
         progress: Progress<'_>,
     ) -> Result<Self> {
         let shape = cuzk_synth::count_shape(circuit.clone())?;
+        Self::with_shape(circuit, shape, tau, progress)
+    }
+
+    /// [`QapAtTau::of_circuit`] for a caller that has counted the circuit
+    /// already (`cuzk_synth::count_shape`): one synthesis, not two. The
+    /// shape is checked against the synthesis all the same.
+    pub fn with_shape<C: Circuit<Fr>>(
+        circuit: C,
+        shape: cuzk_synth::Shape,
+        tau: Fr,
+        progress: Progress<'_>,
+    ) -> Result<Self> {
         let (log_m, _) = domain_of(shape.num_constraints)?;
         let lagrange = lagrange_at(log_m, tau)?;
         let mut ev = QapEvaluator::new(&lagrange, shape, progress);
@@ -609,6 +624,12 @@ mod tests {
         assert_eq!(c.expected_constraints(), 70_001);
         QapAtTau::of_circuit(c, ToxicWaste::from_seed(2).tau, &progress).unwrap();
         assert_eq!(qap_rows.load(Ordering::Relaxed), 70_001);
+        // A caller's shape that does not match the synthesis is refused.
+        let mut wrong = cuzk_synth::count_shape(c).unwrap();
+        wrong.num_aux += 1;
+        let err = QapAtTau::with_shape(c, wrong, ToxicWaste::from_seed(2).tau, &|_, _, _| {})
+            .unwrap_err();
+        assert!(err.to_string().contains("shape changed"), "{err}");
     }
 
     /// A constraint naming a variable that was never allocated is an error

@@ -1,29 +1,21 @@
 // fixed_base_host.cpp: fixed-base multiplication (fixed_base.cuh) on the
 // CPU, one loop per step, for the CI tests against blstrs. Same driver and
 // step functors as the device.
-#include <new>
 #include <vector>
 
 #include "cuzk_fixed_base.h"
-#include "cuzk_msm.h"
 #include "fixed_base.cuh"
+#include "host_exec.hpp"
 
 using namespace cuzk;
 using namespace cuzk::fb;
 
 namespace {
 
-struct fb_host_exec {
-    template <class Op>
-    void for_each(size_t n, const Op &op) {
-        for (size_t i = 0; i < n; i++) op(i);
-    }
-};
-
 template <class F>
 void host_run(const void *table, uint32_t w, const void *scalars, uint32_t n, void *out) {
     std::vector<xyzz_t<F>> scratch(n);
-    fb_host_exec ex;
+    msm::host_exec ex;
     fb_run<F>(ex, static_cast<const affine_t<F> *>(table), w, static_cast<const fr_t *>(scalars), n, scratch.data(),
               static_cast<affine_t<F> *>(out));
 }
@@ -31,20 +23,8 @@ void host_run(const void *table, uint32_t w, const void *scalars, uint32_t n, vo
 template <class F>
 void host_table(const void *rows, uint32_t w, void *table) {
     std::vector<xyzz_t<F>> scratch(fb_table_len(w));
-    fb_host_exec ex;
+    msm::host_exec ex;
     fb_table_run<F>(ex, static_cast<const affine_t<F> *>(rows), w, scratch.data(), static_cast<affine_t<F> *>(table));
-}
-
-template <class Body>
-int32_t guarded(Body &&body) {
-    try {
-        body();
-        return 0;
-    } catch (const std::bad_alloc &) {
-        return CUZK_ERR_HOST_ALLOC;
-    } catch (...) {
-        return CUZK_ERR_EXCEPTION;
-    }
 }
 
 }  // namespace
@@ -54,7 +34,7 @@ extern "C" {
 int32_t cuzk_fixed_base_host_table(int32_t curve, const void *rows, uint32_t w, void *table) {
     if ((curve != CUZK_MSM_G1 && curve != CUZK_MSM_G2) || !fb_args_ok(w) || !rows || !table)
         return CUZK_ERR_INVALID_ARG;
-    return guarded([&] {
+    return msm::run_guarded([&] {
         if (curve == CUZK_MSM_G1)
             host_table<fp_t>(rows, w, table);
         else
@@ -66,7 +46,7 @@ int32_t cuzk_fixed_base_host_run(int32_t curve, const void *table, uint32_t w, c
                                  void *out) {
     if ((curve != CUZK_MSM_G1 && curve != CUZK_MSM_G2) || !fb_args_ok(w)) return CUZK_ERR_INVALID_ARG;
     if (n && (!table || !scalars || !out)) return CUZK_ERR_INVALID_ARG;
-    return guarded([&] {
+    return msm::run_guarded([&] {
         if (curve == CUZK_MSM_G1)
             host_run<fp_t>(table, w, scalars, n, out);
         else

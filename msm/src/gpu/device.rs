@@ -63,13 +63,6 @@ impl<C: GpuPoint> GpuBases<C> {
         &self.bases
     }
 
-    /// An output of `slots` points, poisoned (0xA5 bytes, not a reduced
-    /// field element) so that a kernel that never wrote it cannot pass a
-    /// check.
-    fn out(&self, slots: usize) -> Result<DeviceBuffer<C>, MsmError> {
-        poisoned(&self.stream, slots)
-    }
-
     fn result(&self, out: &DeviceBuffer<C>) -> Result<Projective<C>, MsmError> {
         let v = out.to_vec(&self.stream)?; // synchronises the stream
         Ok(v[0].to_curve())
@@ -137,7 +130,7 @@ impl<C: GpuPoint> GpuBases<C> {
         window: u32,
     ) -> Result<Projective<C>, MsmError> {
         check_range(&(start..start.saturating_add(len)), self.len())?;
-        let mut out = self.out(window_slots(window))?;
+        let mut out = poisoned(&self.stream, window_slots(window))?;
         sys::dev_run(
             &self.bases,
             start,
@@ -182,7 +175,7 @@ impl<C: GpuPoint> GpuBases<C> {
         let idx = CheckedIndices::new(&self.stream, indices, self.len() - start)?;
         let d = DeviceBuffer::from_slice(&self.stream, scalars)?;
         let window = window_for(scalars.len());
-        let mut out = self.out(window_slots(window))?;
+        let mut out = poisoned(&self.stream, window_slots(window))?;
         sys::dev_run(
             &self.bases,
             start,
@@ -201,7 +194,7 @@ impl<C: GpuPoint> GpuBases<C> {
     pub fn bitmap_sum(&self, start: usize, ones: &Bitmap) -> Result<Projective<C>, MsmError> {
         check_range(&(start..start.saturating_add(ones.len())), self.len())?;
         let words = DeviceBuffer::from_slice(&self.stream, ones.as_words())?;
-        let mut out = self.out(1)?;
+        let mut out = poisoned(&self.stream, 1)?;
         sys::dev_bitmap_sum(
             &self.bases,
             start,

@@ -1,0 +1,60 @@
+// host_exec.hpp: the host executor of msm_pipeline.cuh's drivers (one plain
+// loop per step; the device executor is in msm_device.cuh) and the guard
+// that turns C++ exceptions into error codes at the C ABI. Shared by the
+// host twins msm_host.cpp and fixed_base_host.cpp. Host C++ only.
+#pragma once
+
+#include <cstdlib>
+#include <cstring>
+#include <new>
+
+#include "cuzk_msm.h"
+#include "msm_pipeline.cuh"
+
+namespace cuzk {
+namespace msm {
+
+struct host_exec {
+    template <class T>
+    T *alloc(size_t n) {
+        void *p = std::malloc((n ? n : 1) * sizeof(T));
+        if (!p) throw std::bad_alloc();
+        return static_cast<T *>(p);
+    }
+    template <class T>
+    void release(T *p) {
+        std::free(p);
+    }
+    template <class T>
+    void zero(T *p, size_t n) {
+        std::memset(p, 0, n * sizeof(T));
+    }
+    template <class Op>
+    void for_each(size_t n, const Op &op) {
+        for (size_t i = 0; i < n; i++) op(i);
+    }
+    // The device's one-block scan, its threads run one after another.
+    void scan(const uint32_t *cnt, uint32_t *off, uint32_t B) {
+        uint32_t tot[kScanThreads];
+        for (uint32_t t = 0; t < kScanThreads; t++) tot[t] = scan_phase1(cnt, B, t);
+        scan_phase2(tot, off, B);
+        for (uint32_t t = 0; t < kScanThreads; t++) scan_phase3(cnt, off, B, t, tot[t]);
+    }
+};
+
+// Runs body, mapping an allocation failure and any other exception to an
+// error code: no exception crosses the C ABI.
+template <class Body>
+int32_t run_guarded(Body &&body) {
+    try {
+        body();
+        return 0;
+    } catch (const std::bad_alloc &) {
+        return CUZK_ERR_HOST_ALLOC;
+    } catch (...) {
+        return CUZK_ERR_EXCEPTION;
+    }
+}
+
+}  // namespace msm
+}  // namespace cuzk
