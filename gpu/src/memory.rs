@@ -194,6 +194,64 @@ impl<T: DeviceCopy> DeviceBuffer<T> {
         check(unsafe { sys::cuzk_memcpy_async(self.ptr, src.ptr, self.bytes(), stream.raw()) })
     }
 
+    /// Enqueues a host-to-device copy of `len` elements from `src` into
+    /// elements `offset .. offset + len` of the buffer.
+    ///
+    /// # Safety
+    /// `src` must be valid for reads of `len` elements, and not written or
+    /// freed, until the stream has passed this copy (for pinned memory the
+    /// copy is truly asynchronous: record an event and wait for it).
+    pub unsafe fn upload_range_async(
+        &mut self,
+        stream: &Stream,
+        offset: usize,
+        src: *const T,
+        len: usize,
+    ) -> Result<()> {
+        self.check_range(offset, len)?;
+        if len == 0 {
+            return Ok(());
+        }
+        // SAFETY: the range lies inside our allocation (checked above); the
+        // caller guarantees src for `len` elements.
+        check(unsafe {
+            sys::cuzk_memcpy_async(
+                self.ptr.cast::<u8>().add(offset * size_of::<T>()).cast(),
+                src.cast(),
+                len * size_of::<T>(),
+                stream.raw(),
+            )
+        })
+    }
+
+    /// Fills elements `offset .. offset + len` byte-wise with `byte`,
+    /// enqueued on `stream` (zero padding after a partial upload).
+    pub fn memset_range(&mut self, stream: &Stream, offset: usize, len: usize, byte: u8) -> Result<()> {
+        self.check_range(offset, len)?;
+        if len == 0 {
+            return Ok(());
+        }
+        // SAFETY: the range lies inside our allocation; any bytes are a valid T.
+        check(unsafe {
+            sys::cuzk_memset_async(
+                self.ptr.cast::<u8>().add(offset * size_of::<T>()).cast(),
+                i32::from(byte),
+                len * size_of::<T>(),
+                stream.raw(),
+            )
+        })
+    }
+
+    fn check_range(&self, offset: usize, len: usize) -> Result<()> {
+        match offset.checked_add(len) {
+            Some(end) if end <= self.len => Ok(()),
+            _ => Err(GpuError::InvalidArgument(format!(
+                "elements {offset} + {len} outside a buffer of {}",
+                self.len
+            ))),
+        }
+    }
+
     /// Fills every byte with `byte`, enqueued on `stream` (e.g. poison
     /// outputs with 0xA5 before a kernel writes them).
     pub fn memset(&mut self, stream: &Stream, byte: u8) -> Result<()> {

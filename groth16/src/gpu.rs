@@ -13,6 +13,13 @@
 //! 4. the caller's epilogue (r, s) and self-check on the CPU, as for the
 //!    CPU backend.
 //!
+//! Stages reported to [`Timings`] (what `cuzk prove --timings` prints):
+//! `upload_bases` (transient sets only), `register` (page-locking a, b, c),
+//! `upload_abc` and `ntt_h` (the H step's copies and transforms, split by
+//! CUDA events), `msm_h`, `classify_wait` (classification that outlasted the
+//! H path), `bitmap_sums` and `tails` (the two halves of the G1 split MSMs
+//! L, A, B), `g2_bitmap_sums` and `g2_tails` (B in G2).
+//!
 //! Residency: [`GpuBackend::preload`] uploads a parameter set's five base
 //! sets once (a PoRep 32 GiB set is ~47 GiB; an H200 holds 139 GiB). A
 //! partition proved against parameters that were not preloaded, or when
@@ -96,13 +103,14 @@ pub fn bases_bytes(params: &Parameters) -> u64 {
         + params.b_g2.len() as u64 * g2
 }
 
-/// Device bytes one partition needs besides the bases: the H step's two
-/// n-element buffers plus MSM scratch (digits, sorted indices, buckets and
-/// the gathered tail; a generous 48 bytes per point of the largest MSM).
+/// Device bytes one partition needs besides the bases: the H step's three
+/// n-element buffers (staged uploads) plus MSM scratch (digits, sorted
+/// indices, buckets and the gathered tail; a generous 48 bytes per point of
+/// the largest MSM).
 pub fn working_bytes(params: &Parameters) -> u64 {
     let n = params.domain_size() as u64;
     let largest = n.max(params.l.len() as u64);
-    2 * n * 32 + largest * 48 + (64 << 20)
+    3 * n * 32 + largest * 48 + (64 << 20)
 }
 
 /// The GPU backend for one device.
@@ -225,6 +233,12 @@ impl GpuBackend {
         self.pinned.lock().clear();
     }
 
+    /// True when the H step stages a, b, c through the NTT's pinned ring
+    /// (the default) rather than page-locking them (`CUZK_H_UPLOAD=direct`).
+    pub fn h_upload_staged(&self) -> bool {
+        self.ntt.h_upload_staged()
+    }
+
     /// Bytes of host memory page-locked for transient uploads (0 when the
     /// set is resident, pinning is unavailable, or it failed).
     pub fn pinned_bytes(&self) -> usize {
@@ -302,19 +316,33 @@ fn split_all(pa: &ProvingAssignment) -> std::result::Result<Splits, MsmError> {
     })
 }
 
-/// ones + tail of one split against `bases[start ..]`.
-fn split_msm<C: GpuPoint>(
+/// The two halves of the split MSMs against one base set: the bitmap sums
+/// (scalars equal to one) and the Pippenger tails, kept apart so `--timings`
+/// can report them as separate stages.
+fn split_parts<C: GpuPoint>(
     bases: &GpuBases<C>,
-    start: usize,
-    c: &Classified,
+    parts: &[(usize, &Classified)],
+    timings: &mut Timings,
+    ones_stage: &'static str,
+    tail_stage: &'static str,
 ) -> std::result::Result<Projective<C>, MsmError> {
     let mut acc = Projective::<C>::identity();
-    if c.ones.count_ones() > 0 {
-        acc += bases.bitmap_sum(start, &c.ones)?;
-    }
-    if !c.tail_indices.is_empty() {
-        acc += bases.msm_gather(start, &c.tail_indices, &c.tail_scalars)?;
-    }
+    timings.time(ones_stage, || -> std::result::Result<(), MsmError> {
+        for &(start, c) in parts {
+            if c.ones.count_ones() > 0 {
+                acc += bases.bitmap_sum(start, &c.ones)?;
+            }
+        }
+        Ok(())
+    })?;
+    timings.time(tail_stage, || -> std::result::Result<(), MsmError> {
+        for &(start, c) in parts {
+            if !c.tail_indices.is_empty() {
+                acc += bases.msm_gather(start, &c.tail_indices, &c.tail_scalars)?;
+            }
+        }
+        Ok(())
+    })?;
     Ok(acc)
 }
 
@@ -354,19 +382,26 @@ impl Backend for GpuBackend {
                 // so it overlaps another partition's kernels): copies then
                 // run at ~55 GB/s instead of ~8 (docs/GPU.md §8). Failure
                 // (no permission, memory limits) just means pageable copies.
-                let _pins = h_times.time("register", || {
-                    [&pa.a, &pa.b, &pa.c]
-                        .map(|v| cuzk_pinned_mem::Registered::new_read_only(v).ok())
+                // Only for the direct upload path: the staged H step copies
+                // through its own pinned ring while the transforms run,
+                // which beats registering (~14 GB/s) then copying.
+                let _pins = (!self.ntt.h_upload_staged()).then(|| {
+                    h_times.time("register", || {
+                        [&pa.a, &pa.b, &pa.c]
+                            .map(|v| cuzk_pinned_mem::Registered::new_read_only(v).ok())
+                    })
                 });
                 let _g = self.device_lock.lock();
-                let coeffs = h_times.time("ntt_h", || -> Result<_> {
-                    let d = self
-                        .ntt
-                        .h_step(&self.stream, &pa.a, &pa.b, &pa.c)
-                        .map_err(ntt_err)?;
-                    self.stream.synchronize().map_err(gpu_err)?;
-                    Ok(d)
-                })?;
+                // Wall time, split by the device's own account of the
+                // uploads (CUDA events), so the stages still add up.
+                let t = std::time::Instant::now();
+                let (coeffs, prof) = self
+                    .ntt
+                    .h_step_profiled(&self.stream, &pa.a, &pa.b, &pa.c)
+                    .map_err(ntt_err)?;
+                let wall = t.elapsed();
+                h_times.add("upload_abc", prof.upload.min(wall));
+                h_times.add("ntt_h", wall.saturating_sub(prof.upload));
                 h_times.time("msm_h", || {
                     bases.h.msm_device_prefix(0, &coeffs, n_h).map_err(msm_err)
                 })
@@ -385,26 +420,21 @@ impl Backend for GpuBackend {
         let _g = self.device_lock.lock();
         let ni = pa.input_assignment.len();
         let nbi = splits.b_inputs.selected();
-        let l = timings
-            .time("msm_l", || split_msm(&bases.l, 0, &splits.l))
+        // G1 first (L, A, B), each half timed as one stage over the three
+        // base sets; A's public inputs are dense and join the tails.
+        let (bits, tails) = ("bitmap_sums", "tails");
+        let l = split_parts(&bases.l, &[(0, &splits.l)], timings, bits, tails).map_err(msm_err)?;
+        let a_inputs = timings
+            .time(tails, || bases.a.msm(0, &pa.input_assignment))
             .map_err(msm_err)?;
-        let a = timings
-            .time("msm_a", || -> std::result::Result<_, MsmError> {
-                Ok(bases.a.msm(0, &pa.input_assignment)? + split_msm(&bases.a, ni, &splits.a_aux)?)
-            })
-            .map_err(msm_err)?;
-        let b_g1 = timings
-            .time("msm_b_g1", || -> std::result::Result<_, MsmError> {
-                Ok(split_msm(&bases.b_g1, 0, &splits.b_inputs)?
-                    + split_msm(&bases.b_g1, nbi, &splits.b_aux)?)
-            })
-            .map_err(msm_err)?;
-        let b_g2: G2Projective = timings
-            .time("msm_b_g2", || -> std::result::Result<_, MsmError> {
-                Ok(split_msm(&bases.b_g2, 0, &splits.b_inputs)?
-                    + split_msm(&bases.b_g2, nbi, &splits.b_aux)?)
-            })
-            .map_err(msm_err)?;
+        let a = a_inputs
+            + split_parts(&bases.a, &[(ni, &splits.a_aux)], timings, bits, tails)
+                .map_err(msm_err)?;
+        let b_parts = [(0, &splits.b_inputs), (nbi, &splits.b_aux)];
+        let b_g1 = split_parts(&bases.b_g1, &b_parts, timings, bits, tails).map_err(msm_err)?;
+        let b_g2: G2Projective =
+            split_parts(&bases.b_g2, &b_parts, timings, "g2_bitmap_sums", "g2_tails")
+                .map_err(msm_err)?;
         Ok(ProofParts {
             h,
             l,

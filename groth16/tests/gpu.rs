@@ -48,8 +48,23 @@ fn check(
     let pa2 = cuzk_synth::synthesize(circuit).unwrap();
     let mut t = Timings::default();
     let cpu = CpuBackend.evaluate(params, pa.clone(), &mut t).unwrap();
-    let got = gpu.evaluate(params, pa, &mut t).unwrap();
+    let mut tg = Timings::default();
+    let got = gpu.evaluate(params, pa, &mut tg).unwrap();
     assert_eq!(got, cpu, "GPU and CPU backends disagree");
+    // `--timings` shows each GPU stage on its own line.
+    let names: Vec<&str> = tg.stages().iter().map(|(s, _)| *s).collect();
+    let register = (!gpu.h_upload_staged()).then_some("register");
+    for want in register.into_iter().chain([
+        "upload_abc",
+        "ntt_h",
+        "msm_h",
+        "bitmap_sums",
+        "tails",
+        "g2_bitmap_sums",
+        "g2_tails",
+    ]) {
+        assert!(names.contains(&want), "stage {want} missing from {names:?}");
+    }
 
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let (r, s) = (Fr::random(&mut rng), Fr::random(&mut rng));

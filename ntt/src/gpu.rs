@@ -18,8 +18,10 @@ use crate::ffi::device;
 use crate::twin::{self, HPlan, Kind, Order, Step, PW_MUL, PW_SUB_MUL};
 use crate::{NttError, MAX_LOG_SIZE};
 use cuzk_field::{Field, Fr, PrimeField};
-use cuzk_gpu::{Device, DeviceBuffer, Stream};
+use cuzk_gpu::{Device, DeviceBuffer, Event, Stream};
+use cuzk_pinned_mem::Stager;
 use std::collections::HashMap;
+use std::time::Duration;
 use std::sync::{Arc, Mutex, OnceLock};
 
 type ScaleKey = ([u8; 32], [u8; 32]);
@@ -28,16 +30,78 @@ type ScaleKey = ([u8; 32], [u8; 32]);
 /// H step needs two per size; arbitrary shifts come and go.
 const SCALE_CACHE: usize = 64;
 
+/// Where an H step's device time went ([`GpuNtt::h_step_profiled`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct HStepProfile {
+    /// Copying a, b and c to the device (zero-padded to the domain).
+    pub upload: Duration,
+    /// The seven transforms and two pointwise products.
+    pub transforms: Duration,
+}
+
 /// The NTT context of one device.
 #[derive(Debug)]
 pub struct GpuNtt {
     device: Device,
     tw: DeviceBuffer<Fr>,
     scales: Mutex<HashMap<ScaleKey, Arc<DeviceBuffer<Fr>>>>,
+    /// The H step's staged uploads, made on first use ([`Staging`]).
+    staging: OnceLock<Option<Mutex<Staging>>>,
+}
+
+/// Pinned chunks in the H step's upload ring: 4 × 16 MiB. Measured on the
+/// H200 host: (to be filled by the device run).
+const STAGE_SLOTS: usize = 4;
+const STAGE_CHUNK: usize = (16 << 20) / std::mem::size_of::<Fr>();
+
+/// What the staged H step needs besides the transforms: a copy stream (so
+/// copies overlap kernels), a ring of pinned chunks, and one "vector
+/// uploaded" event per input.
+#[derive(Debug)]
+struct Staging {
+    copy: Stream,
+    ring: Stager<Fr>,
+    ready: [Event; 3],
+}
+
+impl Staging {
+    /// `None` when `CUZK_H_UPLOAD=direct` or the ring cannot be pinned (a
+    /// pageable ring would serialise every copy: no better than direct).
+    fn new(device: &Device) -> Option<Staging> {
+        if std::env::var("CUZK_H_UPLOAD").is_ok_and(|v| v == "direct") {
+            return None;
+        }
+        // CUZK_H_STAGE="slots,MiB" overrides the ring's shape (measuring).
+        let (slots, chunk) = std::env::var("CUZK_H_STAGE")
+            .ok()
+            .and_then(|v| {
+                let (a, b) = v.split_once(',')?;
+                let mib: usize = b.trim().parse().ok()?;
+                Some((a.trim().parse().ok()?, (mib << 20) / std::mem::size_of::<Fr>()))
+            })
+            .unwrap_or((STAGE_SLOTS, STAGE_CHUNK));
+        let ring = Stager::new(device, slots, chunk).ok()?;
+        if !ring.is_pinned() {
+            return None;
+        }
+        Some(Staging {
+            copy: Stream::new(device).ok()?,
+            ring,
+            ready: [Event::new(device).ok()?, Event::new(device).ok()?, Event::new(device).ok()?],
+        })
+    }
 }
 
 fn gpu(e: cuzk_gpu::GpuError) -> NttError {
     NttError::Gpu(e)
+}
+
+fn pinned(e: cuzk_pinned_mem::PinnedError) -> NttError {
+    match e {
+        cuzk_pinned_mem::PinnedError::Gpu(g) => NttError::Gpu(g),
+        // Only allocation failures remain (the ring exists already).
+        other => NttError::Gpu(cuzk_gpu::GpuError::HostAlloc(other.to_string())),
+    }
 }
 
 impl GpuNtt {
@@ -56,6 +120,7 @@ impl GpuNtt {
             device: *device,
             tw,
             scales: Mutex::new(HashMap::new()),
+            staging: OnceLock::new(),
         });
         map.insert(device.ordinal(), c.clone());
         Ok(c)
@@ -207,6 +272,68 @@ impl GpuNtt {
         b: &[Fr],
         c: &[Fr],
     ) -> Result<DeviceBuffer<Fr>, NttError> {
+        self.h_step_marked(stream, a, b, c, None)
+    }
+
+    /// [`GpuNtt::h_step`], then waits for it and says how its device time
+    /// split between the three uploads and the transforms. The split comes
+    /// from four CUDA events around the uploads, so the step runs exactly as
+    /// unprofiled (no synchronisation inside it).
+    pub fn h_step_profiled(
+        &self,
+        stream: &Stream,
+        a: &[Fr],
+        b: &[Fr],
+        c: &[Fr],
+    ) -> Result<(DeviceBuffer<Fr>, HStepProfile), NttError> {
+        let ev = (0..5)
+            .map(|_| Event::new(&self.device))
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(gpu)?;
+        let x = self.h_step_marked(stream, a, b, c, Some(&ev))?;
+        ev[4].synchronize().map_err(gpu)?;
+        let ms = |i: usize, j: usize| ev[i].elapsed_ms(&ev[j]).map_err(gpu);
+        let upload = ms(0, 1)? + ms(2, 3)?;
+        let total = ms(0, 4)?;
+        let d = |m: f32| Duration::from_secs_f64(f64::from(m.max(0.0)) / 1e3);
+        Ok((
+            x,
+            HStepProfile {
+                upload: d(upload),
+                transforms: d(total - upload),
+            },
+        ))
+    }
+
+    /// True when [`GpuNtt::h_step`] stages its uploads (a pinned ring and a
+    /// copy stream, overlapping the transforms) rather than copying the
+    /// caller's memory directly: callers then gain nothing by page-locking
+    /// a, b, c first. `CUZK_H_UPLOAD=direct` selects the direct path (for
+    /// comparisons); staging also falls back to it when memory cannot be
+    /// pinned.
+    pub fn h_upload_staged(&self) -> bool {
+        self.staging().is_some()
+    }
+
+    /// The staging state, created on first use; `None` when the direct path
+    /// is chosen or staging is unavailable.
+    fn staging(&self) -> Option<&Mutex<Staging>> {
+        self.staging
+            .get_or_init(|| Staging::new(&self.device).map(Mutex::new))
+            .as_ref()
+    }
+
+    /// The H step from host vectors; with `marks`, events 0/1 bracket the
+    /// uploads of a and b, 2/3 the upload of c, 4 the end (staged: 0/1
+    /// bracket all three uploads on the copy stream, 2/3 an empty span).
+    fn h_step_marked(
+        &self,
+        stream: &Stream,
+        a: &[Fr],
+        b: &[Fr],
+        c: &[Fr],
+        marks: Option<&[Event]>,
+    ) -> Result<DeviceBuffer<Fr>, NttError> {
         let len = a.len();
         if b.len() != len || c.len() != len {
             return Err(NttError::UnequalLengths {
@@ -223,10 +350,23 @@ impl GpuNtt {
         }
         let n = len.max(1).next_power_of_two();
         let plan = Self::plan_for(n)?;
+        let mark = |i: usize, on: &Stream| -> Result<(), NttError> {
+            match marks {
+                Some(m) => m[i].record(on).map_err(gpu),
+                None => Ok(()),
+            }
+        };
+        if let Some(st) = self.staging() {
+            let mut st = st.lock().unwrap_or_else(|p| p.into_inner());
+            return self.h_step_staged(stream, &mut st, [a, b, c], n, &plan, &mark);
+        }
+
         let mut x = DeviceBuffer::<Fr>::alloc(&self.device, n).map_err(gpu)?;
         let mut y = DeviceBuffer::<Fr>::alloc(&self.device, n).map_err(gpu)?;
+        mark(0, stream)?;
         device::upload_padded(stream, &mut x, a)?;
         device::upload_padded(stream, &mut y, b)?;
+        mark(1, stream)?;
         for v in [&mut x, &mut y] {
             for s in &plan.to_coset {
                 self.step(stream, v, s)?;
@@ -234,7 +374,9 @@ impl GpuNtt {
         }
         device::pointwise(stream, PW_MUL, &mut x, Some(&y), Fr::ONE)?;
         // Stream order puts this copy after the product has read y.
+        mark(2, stream)?;
         device::upload_padded(stream, &mut y, c)?;
+        mark(3, stream)?;
         for s in &plan.to_coset {
             self.step(stream, &mut y, s)?;
         }
@@ -242,7 +384,62 @@ impl GpuNtt {
         for s in &plan.back {
             self.step(stream, &mut x, s)?;
         }
+        mark(4, stream)?;
         // y is dropped here; cudaFree waits for the kernels that read it.
+        Ok(x)
+    }
+
+    /// The staged H step: three device buffers; a, b, c go through the
+    /// pinned ring on the copy stream, and each vector's transforms start
+    /// (on `stream`) as soon as its copy is done, while the CPU stages the
+    /// next vector. One more n-element buffer than the direct path (4 GiB at
+    /// 2^27) buys the overlap.
+    fn h_step_staged(
+        &self,
+        stream: &Stream,
+        st: &mut Staging,
+        [a, b, c]: [&[Fr]; 3],
+        n: usize,
+        plan: &HPlan,
+        mark: &dyn Fn(usize, &Stream) -> Result<(), NttError>,
+    ) -> Result<DeviceBuffer<Fr>, NttError> {
+        let mut bufs = (0..3)
+            .map(|_| DeviceBuffer::<Fr>::alloc(&self.device, n))
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(gpu)?;
+        let copy = &st.copy;
+        mark(0, copy)?;
+        for (i, v) in [a, b, c].into_iter().enumerate() {
+            let buf = &mut bufs[i];
+            st.ring.upload(copy, buf, 0, v).map_err(pinned)?;
+            buf.memset_range(copy, v.len(), n - v.len(), 0)
+                .map_err(gpu)?;
+            st.ready[i].record(copy).map_err(gpu)?;
+            if i == 2 {
+                mark(1, copy)?;
+                mark(2, copy)?;
+                mark(3, copy)?;
+            }
+            stream.wait(&st.ready[i]).map_err(gpu)?;
+            for s in &plan.to_coset {
+                self.step(stream, buf, s)?;
+            }
+            if i == 1 {
+                let (x, y) = bufs.split_at_mut(1);
+                device::pointwise(stream, PW_MUL, &mut x[0], Some(&y[0]), Fr::ONE)?;
+            }
+        }
+        let z = bufs.pop().expect("three buffers");
+        drop(bufs.pop());
+        let mut x = bufs.pop().expect("three buffers");
+        device::pointwise(stream, PW_SUB_MUL, &mut x, Some(&z), plan.z_inv)?;
+        for s in &plan.back {
+            self.step(stream, &mut x, s)?;
+        }
+        mark(4, stream)?;
+        // z (and y, above) are freed here; cudaFree waits for the kernels
+        // that read them. The ring's slots are guarded by their own events.
+        drop(z);
         Ok(x)
     }
 }

@@ -13,6 +13,10 @@
 //! - [`PinnedPool`]: reusable buffers under a byte budget, with counters
 //!   ([`PoolStats`]: allocated, in use, hits, misses, peak, evictions);
 //!   buffers return to the pool when the [`PooledBuffer`] drops.
+//! - [`Stager<T>`]: uploads ordinary memory to the device through a ring of
+//!   pinned chunks, the CPU filling one chunk (all cores) while the DMA of
+//!   the last runs: for data copied once, where pinning it would cost more
+//!   than the copy.
 //!
 //! Who owns what: the CUDA calls (`cudaHostAlloc`, `cudaFreeHost`,
 //! `cudaHostRegister`, `cudaHostUnregister`) live in `cuzk_gpu::host`, the
@@ -29,11 +33,13 @@ mod buffer;
 mod pool;
 mod raw;
 mod registered;
+mod stager;
 
 pub use buffer::PinnedBuffer;
 pub use cuzk_gpu::DeviceCopy;
 pub use pool::{PinnedPool, PoolStats, PooledBuffer, GRANULE};
 pub use registered::{Registered, SharedRegistration};
+pub use stager::Stager;
 
 /// Errors of this crate.
 #[derive(Debug, thiserror::Error)]
