@@ -94,7 +94,7 @@ fn prove(ctx: &output::Ctx, c: ProveCmd) -> anyhow::Result<()> {
     match c.sub {
         None => cmd::prove::run(ctx, c.args),
         Some(ProveSub::Porep { args, backend }) => {
-            let be = cmd::backend(backend, None)?;
+            let be = cmd::backend(backend, cmd::ResidencyChoice::Auto, None)?;
             Ok(cuzk_filecoin::cli::run_prove(&args, None, be.as_ref())?)
         }
     }

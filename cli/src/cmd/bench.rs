@@ -3,7 +3,7 @@
 //! medians and p95, peak RSS, and which resource bounded throughput.
 
 use crate::circuit::{param_cache, CircuitArgs};
-use crate::cmd::{backend, load_params, BackendChoice};
+use crate::cmd::{backend, load_params, BackendChoice, ResidencyChoice};
 use crate::output::Ctx;
 use anyhow::{Context, Result};
 use cuzk_groth16::Parameters;
@@ -51,6 +51,10 @@ pub struct Args {
     /// Prover backend.
     #[arg(long, value_enum, default_value_t = BackendChoice::Auto)]
     pub backend: BackendChoice,
+    /// Where the GPU keeps the parameters' bases: resident when they fit
+    /// (auto), always resident, or streamed per partition (transient).
+    #[arg(long, value_enum, default_value_t = ResidencyChoice::Auto)]
+    pub residency: ResidencyChoice,
 }
 
 /// The configuration file (or the defaults) with the flags applied.
@@ -107,7 +111,7 @@ pub fn run(ctx: &Ctx, a: Args) -> Result<()> {
             .or_else(|| cfg.srs.param_cache.clone()),
     )?;
     let params = Arc::new(params(ctx, &a.circuit, &dir)?);
-    let be: Arc<dyn cuzk_groth16::Backend> = Arc::from(backend(a.backend, Some(&params))?);
+    let be: Arc<dyn cuzk_groth16::Backend> = Arc::from(backend(a.backend, a.residency, Some(&params))?);
 
     // One shape for every partition, known without synthesizing where the
     // circuit can tell (the bench circuit), counted once otherwise.

@@ -2,7 +2,7 @@
 //! creates or reuses cached test parameters, proves, verifies, reports.
 
 use crate::circuit::{param_cache, CircuitArgs};
-use crate::cmd::{backend, load_params, BackendChoice};
+use crate::cmd::{backend, load_params, BackendChoice, ResidencyChoice};
 use crate::output::{secs, timings_json, timings_text, Ctx};
 use anyhow::{Context, Result};
 use cuzk_groth16::{prove, verify_proof, Parameters, ProveOptions};
@@ -20,6 +20,10 @@ pub struct Args {
     /// Prover backend.
     #[arg(long, value_enum, default_value_t = BackendChoice::Auto)]
     pub backend: BackendChoice,
+    /// Where the GPU keeps the parameters' bases: resident when they fit
+    /// (auto), always resident, or streamed per partition (transient).
+    #[arg(long, value_enum, default_value_t = ResidencyChoice::Auto)]
+    pub residency: ResidencyChoice,
     /// Regenerate the cached parameters even if present.
     #[arg(long)]
     pub fresh: bool,
@@ -46,7 +50,7 @@ pub fn run(ctx: &Ctx, a: Args) -> Result<()> {
     let params_time = t0.elapsed();
 
     let params = std::sync::Arc::new(params);
-    let be = backend(a.backend, Some(&params))?;
+    let be = backend(a.backend, a.residency, Some(&params))?;
     let circuit = a.circuit.build(a.circuit.witness_seed)?;
     let t1 = Instant::now();
     let out = prove(

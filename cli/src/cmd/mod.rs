@@ -23,42 +23,59 @@ pub enum BackendChoice {
     Gpu,
 }
 
+/// Where the GPU backend keeps the parameters' bases (`--residency`).
+#[derive(clap::ValueEnum, Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum ResidencyChoice {
+    /// Resident when the bases and one partition's working set fit in free
+    /// device memory, else transient.
+    #[default]
+    Auto,
+    /// Upload once and keep on the device (an error when they do not fit).
+    Resident,
+    /// Stream each base set from page-locked host memory per partition.
+    Transient,
+}
+
 /// Resolves the backend choice to an implementation. With the GPU backend
-/// and `params`, the parameters' bases are uploaded once (resident on the
-/// device when they fit; see `cuzk_groth16::gpu::Residency`).
+/// and `params`, the parameters' bases are placed once as `residency` says
+/// (see `cuzk_groth16::gpu::Residency`).
 pub fn backend(
     choice: BackendChoice,
+    residency: ResidencyChoice,
     params: Option<&std::sync::Arc<cuzk_groth16::Parameters>>,
 ) -> Result<Box<dyn cuzk_groth16::Backend>> {
     let gpu_present = cuzk_gpu::built_with_cuda() && cuzk_gpu::device_count() > 0;
     match choice {
         BackendChoice::Cpu => Ok(Box::new(cuzk_groth16::CpuBackend)),
         BackendChoice::Auto if !gpu_present => Ok(Box::new(cuzk_groth16::CpuBackend)),
-        BackendChoice::Auto | BackendChoice::Gpu => gpu_backend(params),
+        BackendChoice::Auto | BackendChoice::Gpu => gpu_backend(residency, params),
     }
 }
 
 #[cfg(feature = "cuda")]
 fn gpu_backend(
+    residency: ResidencyChoice,
     params: Option<&std::sync::Arc<cuzk_groth16::Parameters>>,
 ) -> Result<Box<dyn cuzk_groth16::Backend>> {
     use cuzk_groth16::gpu::{GpuBackend, Residency};
     let be = GpuBackend::new(0).context("cannot start the GPU backend")?;
     if let Some(p) = params {
-        let mode = std::env::var("CUZK_RESIDENCY")
-            .ok()
-            .map(|s| s.parse::<Residency>())
-            .transpose()
-            .map_err(|e| anyhow::anyhow!("CUZK_RESIDENCY: {e}"))?
-            .unwrap_or(Residency::Auto);
-        be.preload(p, mode)
+        let mode = match residency {
+            ResidencyChoice::Auto => Residency::Auto,
+            ResidencyChoice::Resident => Residency::Resident,
+            ResidencyChoice::Transient => Residency::Transient,
+        };
+        let got = be
+            .preload(p, mode)
             .context("cannot place the parameters on the GPU")?;
+        eprintln!("GPU parameters: {got:?}");
     }
     Ok(Box::new(be))
 }
 
 #[cfg(not(feature = "cuda"))]
 fn gpu_backend(
+    _residency: ResidencyChoice,
     _params: Option<&std::sync::Arc<cuzk_groth16::Parameters>>,
 ) -> Result<Box<dyn cuzk_groth16::Backend>> {
     anyhow::bail!("this cuzk was built without CUDA (feature `cuda`); use --backend cpu")

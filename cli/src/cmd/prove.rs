@@ -1,7 +1,7 @@
 //! `cuzk prove`: prove built-in circuits with a `.params` file.
 
 use crate::circuit::CircuitArgs;
-use crate::cmd::{backend, load_params, write_inputs, BackendChoice};
+use crate::cmd::{backend, load_params, write_inputs, BackendChoice, ResidencyChoice};
 use crate::output::{secs, timings_json, timings_text, Ctx};
 use anyhow::{Context, Result};
 use cuzk_groth16::{prove_batch, Proof, ProveOptions};
@@ -28,6 +28,10 @@ pub struct Args {
     /// Prover backend.
     #[arg(long, value_enum, default_value_t = BackendChoice::Auto)]
     pub backend: BackendChoice,
+    /// Where the GPU keeps the parameters' bases: resident when they fit
+    /// (auto), always resident, or streamed per partition (transient).
+    #[arg(long, value_enum, default_value_t = ResidencyChoice::Auto)]
+    pub residency: ResidencyChoice,
     /// On-curve and subgroup checks on every parameter point while loading (slow).
     #[arg(long)]
     pub full_check: bool,
@@ -45,7 +49,7 @@ pub fn run(ctx: &Ctx, a: Args) -> Result<()> {
     let t0 = Instant::now();
     let params = std::sync::Arc::new(load_params(ctx, &params_path, a.full_check)?);
     let load = t0.elapsed();
-    let be = backend(a.backend, Some(&params))?;
+    let be = backend(a.backend, a.residency, Some(&params))?;
     let circuits = (0..a.count as u64)
         .map(|i| a.circuit.build(a.circuit.witness_seed + i))
         .collect::<Result<Vec<_>>>()?;
