@@ -92,12 +92,19 @@ pub fn timings_json(t: &cuzk_groth16::Timings) -> serde_json::Value {
 }
 
 pub fn timings_text(t: &cuzk_groth16::Timings) -> String {
+    let w = t
+        .stages()
+        .iter()
+        .map(|(n, _)| n.len())
+        .chain([5])
+        .max()
+        .unwrap_or(5);
     let mut s = String::new();
     for (name, d) in t.stages() {
-        s.push_str(&format!("  {name:<12} {:>9.3} s\n", d.as_secs_f64()));
+        s.push_str(&format!("  {name:<w$} {:>9.3} s\n", d.as_secs_f64()));
     }
     s.push_str(&format!(
-        "  {:<12} {:>9.3} s",
+        "  {:<w$} {:>9.3} s",
         "total",
         t.total().as_secs_f64()
     ));

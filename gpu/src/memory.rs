@@ -226,7 +226,13 @@ impl<T: DeviceCopy> DeviceBuffer<T> {
 
     /// Fills elements `offset .. offset + len` byte-wise with `byte`,
     /// enqueued on `stream` (zero padding after a partial upload).
-    pub fn memset_range(&mut self, stream: &Stream, offset: usize, len: usize, byte: u8) -> Result<()> {
+    pub fn memset_range(
+        &mut self,
+        stream: &Stream,
+        offset: usize,
+        len: usize,
+        byte: u8,
+    ) -> Result<()> {
         self.check_range(offset, len)?;
         if len == 0 {
             return Ok(());

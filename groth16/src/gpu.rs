@@ -20,6 +20,10 @@
 //! H path), `bitmap_sums` and `tails` (the two halves of the G1 split MSMs
 //! L, A, B), `g2_bitmap_sums` and `g2_tails` (B in G2).
 //!
+//! Pipelining: the H step takes no backend lock, so with two callers (a
+//! batch, [`Backend::pipeline_depth`] = 2, or two engine GPU workers) one
+//! partition's H step runs while the previous one's MSMs hold the device.
+//!
 //! Residency: [`GpuBackend::preload`] uploads a parameter set's five base
 //! sets once (a PoRep 32 GiB set is ~47 GiB; an H200 holds 139 GiB). A
 //! partition proved against parameters that were not preloaded, or when
@@ -123,10 +127,14 @@ pub struct GpuBackend {
     resident: Mutex<Option<ResidentSet>>,
     /// The page-locked host queries of a set preloaded as transient.
     pinned: Mutex<Vec<SharedRegistration<Parameters>>>,
-    /// Serialises device work of concurrent callers (the engine's GPU
-    /// workers): one partition's kernels at a time, while another caller's
-    /// CPU classification proceeds outside the lock.
+    /// Serialises the MSMs and base uploads of concurrent callers (the
+    /// engine's GPU workers, a pipelined batch): one partition's MSMs at a
+    /// time, while another caller's H step (staging + transforms, serialised
+    /// by `GpuNtt`) and CPU classification proceed outside the lock.
     device_lock: Mutex<()>,
+    /// [`Backend::pipeline_depth`]: 2 once a resident set leaves room for
+    /// two partitions' working sets, else 1.
+    depth: std::sync::atomic::AtomicUsize,
 }
 
 fn gpu_err(e: GpuError) -> Groth16Error {
@@ -157,6 +165,7 @@ impl GpuBackend {
             resident: Mutex::new(None),
             pinned: Mutex::new(Vec::new()),
             device_lock: Mutex::new(()),
+            depth: std::sync::atomic::AtomicUsize::new(1),
         })
     }
 
@@ -177,6 +186,7 @@ impl GpuBackend {
     pub fn preload(&self, params: &Arc<Parameters>, mode: Residency) -> Result<Residency> {
         let mut slot = self.resident.lock();
         *slot = None; // free the old set before measuring free memory
+        self.depth.store(1, std::sync::atomic::Ordering::Relaxed);
         self.unpin();
         let need = bases_bytes(params) + working_bytes(params);
         let mode = match mode {
@@ -206,6 +216,16 @@ impl GpuBackend {
                 params: Arc::clone(params),
                 bases: Arc::new(bases),
             });
+            // Two partitions in flight (one's H step beside the other's
+            // MSMs) only when both working sets fit beside the bases.
+            let (free, _) = self.mem_info()?;
+            let depth = if free >= 2 * working_bytes(params) {
+                2
+            } else {
+                1
+            };
+            self.depth
+                .store(depth, std::sync::atomic::Ordering::Relaxed);
         } else {
             self.pin(params);
         }
@@ -253,6 +273,7 @@ impl GpuBackend {
     /// queries of a transient set.
     pub fn unload(&self) {
         *self.resident.lock() = None;
+        self.depth.store(1, std::sync::atomic::Ordering::Relaxed);
         self.unpin();
     }
 
@@ -351,6 +372,10 @@ impl Backend for GpuBackend {
         format!("cuda:{}", self.device.ordinal())
     }
 
+    fn pipeline_depth(&self) -> usize {
+        self.depth.load(std::sync::atomic::Ordering::Relaxed)
+    }
+
     fn evaluate(
         &self,
         params: &Parameters,
@@ -391,7 +416,9 @@ impl Backend for GpuBackend {
                             .map(|v| cuzk_pinned_mem::Registered::new_read_only(v).ok())
                     })
                 });
-                let _g = self.device_lock.lock();
+                // No device lock for the H step: its CPU staging and its
+                // transforms overlap another partition's MSMs (GpuNtt
+                // serialises H steps itself).
                 // Wall time, split by the device's own account of the
                 // uploads (CUDA events), so the stages still add up.
                 let t = std::time::Instant::now();
@@ -402,6 +429,7 @@ impl Backend for GpuBackend {
                 let wall = t.elapsed();
                 h_times.add("upload_abc", prof.upload.min(wall));
                 h_times.add("ntt_h", wall.saturating_sub(prof.upload));
+                let _g = self.device_lock.lock();
                 h_times.time("msm_h", || {
                     bases.h.msm_device_prefix(0, &coeffs, n_h).map_err(msm_err)
                 })

@@ -133,16 +133,77 @@ pub fn prove_batch<C: Circuit<Fr> + Send>(
     })?;
     let pvk = opts.self_check.then(|| params.vk.prepare());
     let per = synth_t.stages()[0].1 / assignments.len().max(1) as u32;
-    assignments
+    // r, s drawn in input order whatever the pipelining, so a seeded rng
+    // gives the same proofs as a sequential run.
+    let jobs: Vec<_> = assignments
         .into_iter()
-        .map(|pa| {
-            let (r, s) = (Fr::random(&mut *rng), Fr::random(&mut *rng));
-            let mut out = prove_assignment(params, pvk.as_ref(), pa, r, s, backend)?;
-            let mut t = Timings::default();
-            t.add("synthesis", per);
-            t.merge(&out.timings);
-            out.timings = t;
-            Ok(out)
-        })
-        .collect()
+        .map(|pa| (pa, Fr::random(&mut *rng), Fr::random(&mut *rng)))
+        .collect();
+    let one = |(pa, r, s): (ProvingAssignment, Fr, Fr)| -> Result<ProofOutput> {
+        let mut out = prove_assignment(params, pvk.as_ref(), pa, r, s, backend)?;
+        let mut t = Timings::default();
+        t.add("synthesis", per);
+        t.merge(&out.timings);
+        out.timings = t;
+        Ok(out)
+    };
+    let depth = backend.pipeline_depth().clamp(1, jobs.len().max(1));
+    if depth == 1 {
+        return jobs.into_iter().map(one).collect();
+    }
+    pipelined(jobs, depth, &one)
+}
+
+/// Runs `f` over `jobs` on `depth` threads, taking jobs in order, and
+/// returns the results in input order; after a failure no new job starts
+/// and the first error (in input order) is returned.
+fn pipelined<J: Send, T: Send>(
+    jobs: Vec<J>,
+    depth: usize,
+    f: &(dyn Fn(J) -> Result<T> + Sync),
+) -> Result<Vec<T>> {
+    use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+    use std::sync::Mutex;
+    let n = jobs.len();
+    let queue: Vec<Mutex<Option<J>>> = jobs.into_iter().map(|j| Mutex::new(Some(j))).collect();
+    let results: Vec<Mutex<Option<Result<T>>>> = (0..n).map(|_| Mutex::new(None)).collect();
+    let next = AtomicUsize::new(0);
+    let failed = AtomicBool::new(false);
+    std::thread::scope(|sc| {
+        for _ in 0..depth {
+            sc.spawn(|| loop {
+                if failed.load(Ordering::Relaxed) {
+                    break;
+                }
+                let i = next.fetch_add(1, Ordering::Relaxed);
+                let Some(job) = queue
+                    .get(i)
+                    .and_then(|q| q.lock().unwrap_or_else(|p| p.into_inner()).take())
+                else {
+                    break;
+                };
+                let r = f(job);
+                if r.is_err() {
+                    failed.store(true, Ordering::Relaxed);
+                }
+                *results[i].lock().unwrap_or_else(|p| p.into_inner()) = Some(r);
+            });
+        }
+    });
+    let mut out = Vec::with_capacity(n);
+    let mut first_err = None;
+    for r in results {
+        match r.into_inner().unwrap_or_else(|p| p.into_inner()) {
+            Some(Ok(v)) => out.push(v),
+            Some(Err(e)) => {
+                first_err.get_or_insert(e);
+            }
+            // Not started: a failure stopped the batch.
+            None => {}
+        }
+    }
+    match first_err {
+        Some(e) => Err(e),
+        None => Ok(out),
+    }
 }

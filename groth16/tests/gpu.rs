@@ -128,6 +128,44 @@ fn gpu_matches_cpu_2_10_to_2_18() {
 
 #[test]
 #[ignore = "needs an NVIDIA GPU"]
+fn gpu_pipelined_batch_matches_cpu() {
+    // A resident set leaves room for two partitions in flight: the batch
+    // runs one partition's H step beside the previous one's MSMs, and the
+    // proofs (same seeded r, s per position) equal the CPU backend's.
+    let gpu = GpuBackend::new(0).unwrap();
+    for log in [12u32, 15] {
+        let params = params_for(log);
+        gpu.preload(&params, Residency::Resident).unwrap();
+        assert_eq!(gpu.pipeline_depth(), 2, "2^{log}: pipelined");
+        let circuits = || {
+            (0..5)
+                .map(|i| BenchCircuit::new(log, 300 + i).unwrap())
+                .collect::<Vec<_>>()
+        };
+        let run = |be: &dyn Backend| {
+            let mut rng = ChaCha8Rng::seed_from_u64(u64::from(log));
+            cuzk_groth16::prove_batch(
+                &params,
+                circuits(),
+                be,
+                &mut rng,
+                cuzk_groth16::ProveOptions::default(),
+            )
+            .unwrap()
+        };
+        let g = run(&gpu);
+        let c = run(&CpuBackend);
+        for (k, (g, c)) in g.iter().zip(&c).enumerate() {
+            assert_eq!(g.proof.to_bytes(), c.proof.to_bytes(), "2^{log} proof {k}");
+            assert!(bp_verify(&params, &g.proof, &g.inputs));
+        }
+        gpu.unload();
+        assert_eq!(gpu.pipeline_depth(), 1);
+    }
+}
+
+#[test]
+#[ignore = "needs an NVIDIA GPU"]
 fn gpu_tiny_circuits() {
     // Odd shapes: a handful of constraints, inputs without B density, etc.
     let gpu = GpuBackend::new(0).unwrap();

@@ -219,6 +219,75 @@ fn batch_prove_and_batch_verify() {
     assert!(Proof::many_from_bytes(&[]).is_err());
 }
 
+/// A CPU backend that claims a pipeline depth and can fail on one call.
+#[derive(Debug)]
+struct Pipelined {
+    depth: usize,
+    fail_at: Option<usize>,
+    calls: std::sync::atomic::AtomicUsize,
+}
+
+impl cuzk_groth16::Backend for Pipelined {
+    fn name(&self) -> String {
+        format!("pipelined-{}", self.depth)
+    }
+    fn evaluate(
+        &self,
+        params: &Parameters,
+        pa: cuzk_synth::ProvingAssignment,
+        timings: &mut cuzk_groth16::Timings,
+    ) -> cuzk_groth16::Result<cuzk_groth16::ProofParts> {
+        let k = self.calls.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        if Some(k) == self.fail_at {
+            return Err(Groth16Error::Mismatch(format!(
+                "injected failure at call {k}"
+            )));
+        }
+        cuzk_groth16::Backend::evaluate(&CpuBackend, params, pa, timings)
+    }
+    fn pipeline_depth(&self) -> usize {
+        self.depth
+    }
+}
+
+#[test]
+fn pipelined_batches_equal_sequential_ones_and_stop_on_failure() {
+    let (p, _) = tiny_params();
+    let circuits = || (0..7).map(tiny).collect::<Vec<_>>();
+    let run = |depth: usize, fail_at: Option<usize>| {
+        let be = Pipelined {
+            depth,
+            fail_at,
+            calls: Default::default(),
+        };
+        let mut rng = ChaCha8Rng::seed_from_u64(77);
+        let r = prove_batch(p, circuits(), &be, &mut rng, ProveOptions::default());
+        (r, be.calls.into_inner())
+    };
+    let (seq, _) = run(1, None);
+    let seq: Vec<Proof> = seq.unwrap().iter().map(|o| o.proof).collect();
+    for depth in [2, 3, 16] {
+        let (got, calls) = run(depth, None);
+        let got = got.unwrap();
+        assert_eq!(calls, 7);
+        // Same rng, same r and s per position: the same proofs, in order.
+        assert_eq!(
+            got.iter().map(|o| o.proof).collect::<Vec<_>>(),
+            seq,
+            "depth {depth}"
+        );
+        for (i, o) in got.iter().enumerate() {
+            assert_eq!(o.inputs, tiny(i as u64).public_inputs());
+        }
+        for fail_at in [0, 3, 6] {
+            let (r, calls) = run(depth, Some(fail_at));
+            let e = r.unwrap_err().to_string();
+            assert!(e.contains("injected failure"), "{e}");
+            assert!(calls <= 7);
+        }
+    }
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 8, ..ProptestConfig::default() })]
     /// Random witnesses of the tiny circuit always give verifying proofs, and

@@ -21,8 +21,8 @@ use cuzk_field::{Field, Fr, PrimeField};
 use cuzk_gpu::{Device, DeviceBuffer, Event, Stream};
 use cuzk_pinned_mem::Stager;
 use std::collections::HashMap;
-use std::time::Duration;
 use std::sync::{Arc, Mutex, OnceLock};
+use std::time::Duration;
 
 type ScaleKey = ([u8; 32], [u8; 32]);
 
@@ -77,7 +77,10 @@ impl Staging {
             .and_then(|v| {
                 let (a, b) = v.split_once(',')?;
                 let mib: usize = b.trim().parse().ok()?;
-                Some((a.trim().parse().ok()?, (mib << 20) / std::mem::size_of::<Fr>()))
+                Some((
+                    a.trim().parse().ok()?,
+                    (mib << 20) / std::mem::size_of::<Fr>(),
+                ))
             })
             .unwrap_or((STAGE_SLOTS, STAGE_CHUNK));
         let ring = Stager::new(device, slots, chunk).ok()?;
@@ -87,7 +90,11 @@ impl Staging {
         Some(Staging {
             copy: Stream::new(device).ok()?,
             ring,
-            ready: [Event::new(device).ok()?, Event::new(device).ok()?, Event::new(device).ok()?],
+            ready: [
+                Event::new(device).ok()?,
+                Event::new(device).ok()?,
+                Event::new(device).ok()?,
+            ],
         })
     }
 }

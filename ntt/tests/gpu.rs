@@ -166,8 +166,14 @@ fn h_step_2_10_to_2_24() {
 
             // The profiled step computes the same thing and splits its time.
             let (hp, prof) = g.h_step_profiled(&s, &a, &b, &c).unwrap();
-            assert!(first_diff(&hp.to_vec(&s).unwrap(), &want).is_none(), "profiled len {len}");
-            assert!(!prof.upload.is_zero() && !prof.transforms.is_zero(), "{prof:?}");
+            assert!(
+                first_diff(&hp.to_vec(&s).unwrap(), &want).is_none(),
+                "profiled len {len}"
+            );
+            assert!(
+                !prof.upload.is_zero() && !prof.transforms.is_zero(),
+                "{prof:?}"
+            );
 
             // Device inputs in poisoned buffers, padded on the device.
             let mut bufs: Vec<DeviceBuffer<Fr>> = [&a, &b, &c]

@@ -108,7 +108,10 @@ impl<T: DeviceCopy> Stager<T> {
                 dst.device().ordinal()
             ))));
         }
-        if offset.checked_add(src.len()).map_or(true, |e| e > dst.len()) {
+        if offset
+            .checked_add(src.len())
+            .map_or(true, |e| e > dst.len())
+        {
             return Err(PinnedError::Gpu(GpuError::InvalidArgument(format!(
                 "upload of {} elements at {offset} into a buffer of {}",
                 src.len(),

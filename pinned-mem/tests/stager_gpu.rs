@@ -28,9 +28,17 @@ fn staged_uploads_land_exactly() {
     // Awkward lengths and offsets, back to back with no synchronisation:
     // later uploads reuse slots of earlier ones (3 slots, up to 12 chunks).
     let mut at = 0;
-    for (k, len) in [0usize, 1, chunk - 1, chunk, chunk + 1, 3 * chunk + 5, 12 * chunk]
-        .into_iter()
-        .enumerate()
+    for (k, len) in [
+        0usize,
+        1,
+        chunk - 1,
+        chunk,
+        chunk + 1,
+        3 * chunk + 5,
+        12 * chunk,
+    ]
+    .into_iter()
+    .enumerate()
     {
         let mut src = random(len, k as u64);
         st.upload(&s, &mut buf, at, &src).unwrap();

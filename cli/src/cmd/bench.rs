@@ -111,7 +111,8 @@ pub fn run(ctx: &Ctx, a: Args) -> Result<()> {
             .or_else(|| cfg.srs.param_cache.clone()),
     )?;
     let params = Arc::new(params(ctx, &a.circuit, &dir)?);
-    let be: Arc<dyn cuzk_groth16::Backend> = Arc::from(backend(a.backend, a.residency, Some(&params))?);
+    let be: Arc<dyn cuzk_groth16::Backend> =
+        Arc::from(backend(a.backend, a.residency, Some(&params))?);
 
     // One shape for every partition, known without synthesizing where the
     // circuit can tell (the bench circuit), counted once otherwise.

@@ -98,6 +98,9 @@ pub fn run(ctx: &Ctx, a: Args) -> Result<()> {
             a.count, a.circuit.shape_name(), out_path.display(), inputs_path.display(), load.as_secs_f64(), prove_time.as_secs_f64()
         ));
         if a.timings {
+            if a.count > 1 {
+                ctx.say(format!("stage times, summed over the {} proofs:", a.count));
+            }
             ctx.say(timings_text(&total));
         }
     }
