@@ -395,47 +395,56 @@ impl Backend for GpuBackend {
         };
         let n_h = params.h.len();
 
-        // CPU classification overlaps the device's H step and H MSM.
+        // CPU classification (rayon, on this thread) overlaps the device's
+        // H step and H MSM (on a plain scoped thread). Not rayon::join: the
+        // H path holds locks (GpuNtt's staging ring, the device lock) while
+        // it calls into rayon (the ring's parallel copies), and a rayon
+        // worker waiting there may steal another partition's H path, which
+        // would then wait for a lock its own thread holds. A plain thread
+        // never steals.
         let mut h_times = Timings::default();
-        let (splits, h) = rayon::join(
-            || {
-                let t = std::time::Instant::now();
-                split_all(&pa).map(|s| (s, t.elapsed()))
-            },
-            || -> Result<G1Projective> {
-                // Page-lock a, b, c where they are (outside the device lock,
-                // so it overlaps another partition's kernels): copies then
-                // run at ~55 GB/s instead of ~8 (docs/GPU.md §8). Failure
-                // (no permission, memory limits) just means pageable copies.
-                // Only for the direct upload path: the staged H step copies
-                // through its own pinned ring while the transforms run,
-                // which beats registering (~14 GB/s) then copying.
-                let _pins = (!self.ntt.h_upload_staged()).then(|| {
-                    h_times.time("register", || {
-                        [&pa.a, &pa.b, &pa.c]
-                            .map(|v| cuzk_pinned_mem::Registered::new_read_only(v).ok())
-                    })
-                });
-                // No device lock for the H step: its CPU staging and its
-                // transforms overlap another partition's MSMs (GpuNtt
-                // serialises H steps itself).
-                // Wall time, split by the device's own account of the
-                // uploads (CUDA events), so the stages still add up.
-                let t = std::time::Instant::now();
-                let (coeffs, prof) = self
-                    .ntt
-                    .h_step_profiled(&self.stream, &pa.a, &pa.b, &pa.c)
-                    .map_err(ntt_err)?;
-                let wall = t.elapsed();
-                h_times.add("upload_abc", prof.upload.min(wall));
-                h_times.add("ntt_h", wall.saturating_sub(prof.upload));
-                let _g = self.device_lock.lock();
-                h_times.time("msm_h", || {
-                    bases.h.msm_device_prefix(0, &coeffs, n_h).map_err(msm_err)
+        let h_path = || -> Result<G1Projective> {
+            // Page-lock a, b, c where they are (outside the device lock,
+            // so it overlaps another partition's kernels): copies then
+            // run at ~55 GB/s instead of ~8 (docs/GPU.md §8). Failure
+            // (no permission, memory limits) just means pageable copies.
+            // Only for the direct upload path: the staged H step copies
+            // through its own pinned ring while the transforms run,
+            // which beats registering (~14 GB/s) then copying.
+            let _pins = (!self.ntt.h_upload_staged()).then(|| {
+                h_times.time("register", || {
+                    [&pa.a, &pa.b, &pa.c]
+                        .map(|v| cuzk_pinned_mem::Registered::new_read_only(v).ok())
                 })
-            },
-        );
-        let h = h?;
+            });
+            // No device lock for the H step: its CPU staging and its
+            // transforms overlap another partition's MSMs (GpuNtt
+            // serialises H steps itself).
+            // Wall time, split by the device's own account of the
+            // uploads (CUDA events), so the stages still add up.
+            let t = std::time::Instant::now();
+            let (coeffs, prof) = self
+                .ntt
+                .h_step_profiled(&self.stream, &pa.a, &pa.b, &pa.c)
+                .map_err(ntt_err)?;
+            let wall = t.elapsed();
+            h_times.add("upload_abc", prof.upload.min(wall));
+            h_times.add("ntt_h", wall.saturating_sub(prof.upload));
+            let _g = self.device_lock.lock();
+            h_times.time("msm_h", || {
+                bases.h.msm_device_prefix(0, &coeffs, n_h).map_err(msm_err)
+            })
+        };
+        let (splits, h) = std::thread::scope(|sc| {
+            let h = sc.spawn(h_path);
+            let t = std::time::Instant::now();
+            let splits = split_all(&pa).map(|s| (s, t.elapsed()));
+            (splits, h.join())
+        });
+        let h = h.map_err(|_| Groth16Error::Backend {
+            backend: self.name(),
+            message: "the H step's thread panicked".into(),
+        })??;
         let (splits, classify_time) = splits.map_err(msm_err)?;
         // Classification ran beside the H path: only the part of it that
         // outlasted the H path adds to the partition's wall time.

@@ -50,7 +50,10 @@ pub struct GpuNtt {
 }
 
 /// Pinned chunks in the H step's upload ring: 4 × 16 MiB. Measured on the
-/// H200 host: (to be filled by the device run).
+/// H200 host at 2^24 (2026-11-30, docs/GPU.md §8 session 4 run 1; upload +
+/// transforms per proof): 4 × 16 MiB 131 ms, 8 × 8 MiB 146 ms, 2 × 64 MiB
+/// 125 ms (within noise of each other) vs 274 ms for page-locking a, b, c
+/// and copying them directly.
 const STAGE_SLOTS: usize = 4;
 const STAGE_CHUNK: usize = (16 << 20) / std::mem::size_of::<Fr>();
 
@@ -71,19 +74,20 @@ impl Staging {
         if std::env::var("CUZK_H_UPLOAD").is_ok_and(|v| v == "direct") {
             return None;
         }
-        // CUZK_H_STAGE="slots,MiB" overrides the ring's shape (measuring).
-        let (slots, chunk) = std::env::var("CUZK_H_STAGE")
-            .ok()
-            .and_then(|v| {
-                let (a, b) = v.split_once(',')?;
-                let mib: usize = b.trim().parse().ok()?;
-                Some((
-                    a.trim().parse().ok()?,
-                    (mib << 20) / std::mem::size_of::<Fr>(),
-                ))
-            })
-            .unwrap_or((STAGE_SLOTS, STAGE_CHUNK));
-        let ring = Stager::new(device, slots, chunk).ok()?;
+        // CUZK_H_STAGE="slots,MiB[,threads]" overrides the ring's shape
+        // (measuring).
+        let var = std::env::var("CUZK_H_STAGE").unwrap_or_default();
+        let mut f = var.split(',').map(|x| x.trim().parse::<usize>().ok());
+        let slots = f.next().flatten().unwrap_or(STAGE_SLOTS);
+        let chunk = f
+            .next()
+            .flatten()
+            .map_or(STAGE_CHUNK, |mib| (mib << 20) / std::mem::size_of::<Fr>());
+        let ring = match f.next().flatten() {
+            Some(t) => Stager::with_threads(device, slots, chunk, t),
+            None => Stager::new(device, slots, chunk),
+        }
+        .ok()?;
         if !ring.is_pinned() {
             return None;
         }

@@ -48,6 +48,10 @@ pub struct Stager<T: DeviceCopy> {
     chunk: usize,
     slots: Vec<Slot<T>>,
     next: usize,
+    /// The copying threads: a pool of the stager's own, so staging neither
+    /// queues behind (nor steals) whatever the global rayon pool is doing,
+    /// e.g. another partition's synthesis or classification.
+    pool: rayon::ThreadPool,
 }
 
 impl<T: DeviceCopy> Stager<T> {
@@ -56,6 +60,19 @@ impl<T: DeviceCopy> Stager<T> {
     /// ([`Stager::is_pinned`]); pageable ones still copy correctly, without
     /// the overlap.
     pub fn new(device: &Device, slots: usize, chunk: usize) -> Result<Self> {
+        let threads = std::thread::available_parallelism().map_or(4, |n| n.get() / 2);
+        Self::with_threads(device, slots, chunk, threads)
+    }
+
+    /// [`Stager::new`] with `threads` copying threads (at least 1; default
+    /// half the cores, at most 8: memcpy saturates memory bandwidth before
+    /// it runs out of cores).
+    pub fn with_threads(
+        device: &Device,
+        slots: usize,
+        chunk: usize,
+        threads: usize,
+    ) -> Result<Self> {
         if slots < 2 || chunk == 0 {
             return Err(PinnedError::Gpu(GpuError::InvalidArgument(format!(
                 "a stager needs at least 2 slots of at least 1 element (got {slots} × {chunk})"
@@ -70,11 +87,21 @@ impl<T: DeviceCopy> Stager<T> {
                 })
             })
             .collect::<Result<Vec<_>>>()?;
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads.clamp(1, 8))
+            .thread_name(|i| format!("cuzk-stage-{i}"))
+            .build()
+            .map_err(|e| {
+                PinnedError::Gpu(GpuError::InvalidArgument(format!(
+                    "cannot start the stager's threads: {e}"
+                )))
+            })?;
         Ok(Stager {
             device: *device,
             chunk,
             slots,
             next: 0,
+            pool,
         })
     }
 
@@ -124,10 +151,12 @@ impl<T: DeviceCopy> Stager<T> {
             self.next = (self.next + 1) % n_slots;
             slot.wait()?;
             let staged = &mut slot.buf[..part.len()];
-            staged
-                .par_chunks_mut(TASK_ELEMS)
-                .zip(part.par_chunks(TASK_ELEMS))
-                .for_each(|(d, s)| d.copy_from_slice(s));
+            self.pool.install(|| {
+                staged
+                    .par_chunks_mut(TASK_ELEMS)
+                    .zip(part.par_chunks(TASK_ELEMS))
+                    .for_each(|(d, s)| d.copy_from_slice(s));
+            });
             // SAFETY: `staged` is the slot's buffer, which is neither
             // rewritten (we wait on `done` first) nor freed (Drop waits)
             // before the event recorded right after this copy completes.
@@ -167,6 +196,7 @@ impl<T: DeviceCopy> std::fmt::Debug for Stager<T> {
             .field("slots", &self.slots.len())
             .field("chunk", &self.chunk)
             .field("pinned", &self.is_pinned())
+            .field("threads", &self.pool.current_num_threads())
             .finish()
     }
 }
