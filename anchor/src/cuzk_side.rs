@@ -21,7 +21,7 @@ pub struct Cuzk {
 impl Cuzk {
     fn backend_pipelined(&self) -> bool {
         use cuzk_groth16::Backend;
-        self.backend.pipeline_depth() > 1
+        self.backend.pipeline_depth(&self.params) > 1
     }
 
     /// Loads the `.params` file (encoding checks only: the file is ours and

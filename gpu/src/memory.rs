@@ -208,20 +208,12 @@ impl<T: DeviceCopy> DeviceBuffer<T> {
         src: *const T,
         len: usize,
     ) -> Result<()> {
-        self.check_range(offset, len)?;
-        if len == 0 {
+        let Some((dst, bytes)) = self.range_ptr(offset, len)? else {
             return Ok(());
-        }
-        // SAFETY: the range lies inside our allocation (checked above); the
-        // caller guarantees src for `len` elements.
-        check(unsafe {
-            sys::cuzk_memcpy_async(
-                self.ptr.cast::<u8>().add(offset * size_of::<T>()).cast(),
-                src.cast(),
-                len * size_of::<T>(),
-                stream.raw(),
-            )
-        })
+        };
+        // SAFETY: `dst` and `bytes` lie inside our allocation; the caller
+        // guarantees src for `len` elements.
+        check(unsafe { sys::cuzk_memcpy_async(dst, src.cast(), bytes, stream.raw()) })
     }
 
     /// Fills elements `offset .. offset + len` byte-wise with `byte`,
@@ -233,29 +225,34 @@ impl<T: DeviceCopy> DeviceBuffer<T> {
         len: usize,
         byte: u8,
     ) -> Result<()> {
-        self.check_range(offset, len)?;
-        if len == 0 {
+        let Some((dst, bytes)) = self.range_ptr(offset, len)? else {
             return Ok(());
-        }
-        // SAFETY: the range lies inside our allocation; any bytes are a valid T.
-        check(unsafe {
-            sys::cuzk_memset_async(
-                self.ptr.cast::<u8>().add(offset * size_of::<T>()).cast(),
-                i32::from(byte),
-                len * size_of::<T>(),
-                stream.raw(),
-            )
-        })
+        };
+        // SAFETY: `dst` and `bytes` lie inside our allocation; any bytes
+        // are a valid T.
+        check(unsafe { sys::cuzk_memset_async(dst, i32::from(byte), bytes, stream.raw()) })
     }
 
-    fn check_range(&self, offset: usize, len: usize) -> Result<()> {
+    /// The device address and byte length of elements `offset .. offset +
+    /// len`, or `None` when the range is empty; an error when it does not
+    /// lie inside the buffer.
+    fn range_ptr(&mut self, offset: usize, len: usize) -> Result<Option<(*mut c_void, usize)>> {
         match offset.checked_add(len) {
-            Some(end) if end <= self.len => Ok(()),
-            _ => Err(GpuError::InvalidArgument(format!(
-                "elements {offset} + {len} outside a buffer of {}",
-                self.len
-            ))),
+            Some(end) if end <= self.len => {}
+            _ => {
+                return Err(GpuError::InvalidArgument(format!(
+                    "elements {offset} + {len} outside a buffer of {}",
+                    self.len
+                )))
+            }
         }
+        if len == 0 {
+            return Ok(None);
+        }
+        // SAFETY: offset < len ≤ self.len, so the address stays inside the
+        // allocation of self.len elements.
+        let p = unsafe { self.ptr.cast::<u8>().add(offset * size_of::<T>()) };
+        Ok(Some((p.cast(), len * size_of::<T>())))
     }
 
     /// Fills every byte with `byte`, enqueued on `stream` (e.g. poison

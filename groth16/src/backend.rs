@@ -41,12 +41,13 @@ pub trait Backend: Send + Sync + std::fmt::Debug {
         timings: &mut Timings,
     ) -> Result<ProofParts>;
 
-    /// How many partitions of a batch [`crate::prove_batch`] may have in
-    /// [`Backend::evaluate`] at once. 1 (the default) proves them one after
-    /// another; the GPU backend says 2 when device memory allows, so one
-    /// partition's H step (CPU staging of a, b, c and the transforms)
-    /// overlaps the previous partition's MSMs.
-    fn pipeline_depth(&self) -> usize {
+    /// How many partitions of a batch against `params` [`crate::prove_batch`]
+    /// may have in [`Backend::evaluate`] at once. 1 (the default) proves them
+    /// one after another; the GPU backend says 2 when `params` is resident
+    /// and device memory allows, so one partition's H step (CPU staging of
+    /// a, b, c and the transforms) overlaps the previous partition's MSMs.
+    fn pipeline_depth(&self, params: &Parameters) -> usize {
+        let _ = params;
         1
     }
 }

@@ -132,8 +132,8 @@ pub struct GpuBackend {
     /// time, while another caller's H step (staging + transforms, serialised
     /// by `GpuNtt`) and CPU classification proceed outside the lock.
     device_lock: Mutex<()>,
-    /// [`Backend::pipeline_depth`]: 2 once a resident set leaves room for
-    /// two partitions' working sets, else 1.
+    /// [`Backend::pipeline_depth`] for the resident set: 2 when it leaves
+    /// room for two partitions' working sets, else 1.
     depth: std::sync::atomic::AtomicUsize,
 }
 
@@ -372,8 +372,14 @@ impl Backend for GpuBackend {
         format!("cuda:{}", self.device.ordinal())
     }
 
-    fn pipeline_depth(&self) -> usize {
-        self.depth.load(std::sync::atomic::Ordering::Relaxed)
+    fn pipeline_depth(&self, params: &Parameters) -> usize {
+        // Only for the resident set: partitions of another set upload
+        // their bases per call, and two of those at once could exhaust
+        // device memory.
+        match self.resident_for(params) {
+            Some(_) => self.depth.load(std::sync::atomic::Ordering::Relaxed),
+            None => 1,
+        }
     }
 
     fn evaluate(

@@ -147,7 +147,7 @@ pub fn prove_batch<C: Circuit<Fr> + Send>(
         out.timings = t;
         Ok(out)
     };
-    let depth = backend.pipeline_depth().clamp(1, jobs.len().max(1));
+    let depth = backend.pipeline_depth(params).clamp(1, jobs.len().max(1));
     if depth == 1 {
         return jobs.into_iter().map(one).collect();
     }

@@ -136,7 +136,9 @@ fn gpu_pipelined_batch_matches_cpu() {
     for log in [12u32, 15] {
         let params = params_for(log);
         gpu.preload(&params, Residency::Resident).unwrap();
-        assert_eq!(gpu.pipeline_depth(), 2, "2^{log}: pipelined");
+        assert_eq!(gpu.pipeline_depth(&params), 2, "2^{log}: pipelined");
+        let other = params_for(log);
+        assert_eq!(gpu.pipeline_depth(&other), 1, "2^{log}: not resident");
         let circuits = || {
             (0..5)
                 .map(|i| BenchCircuit::new(log, 300 + i).unwrap())
@@ -160,7 +162,7 @@ fn gpu_pipelined_batch_matches_cpu() {
             assert!(bp_verify(&params, &g.proof, &g.inputs));
         }
         gpu.unload();
-        assert_eq!(gpu.pipeline_depth(), 1);
+        assert_eq!(gpu.pipeline_depth(&params), 1);
     }
 }
 

@@ -245,7 +245,7 @@ impl cuzk_groth16::Backend for Pipelined {
         }
         cuzk_groth16::Backend::evaluate(&CpuBackend, params, pa, timings)
     }
-    fn pipeline_depth(&self) -> usize {
+    fn pipeline_depth(&self, _: &Parameters) -> usize {
         self.depth
     }
 }
