@@ -155,8 +155,9 @@ pub fn prove_batch<C: Circuit<Fr> + Send>(
 }
 
 /// Runs `f` over `jobs` on `depth` threads, taking jobs in order, and
-/// returns the results in input order; after a failure no new job starts
-/// and the first error (in input order) is returned.
+/// returns the results in input order; after a failure (an error or a
+/// panic) no new job starts and the first error (in input order) is
+/// returned.
 fn pipelined<J: Send, T: Send>(
     jobs: Vec<J>,
     depth: usize,
@@ -182,7 +183,21 @@ fn pipelined<J: Send, T: Send>(
                 else {
                     break;
                 };
-                let r = f(job);
+                // A panicking partition becomes an error (and stops the
+                // batch) instead of tearing down the scope after the other
+                // worker has run through the rest.
+                let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| f(job)))
+                    .unwrap_or_else(|p| {
+                        let what = p
+                            .downcast_ref::<&str>()
+                            .map(|s| s.to_string())
+                            .or_else(|| p.downcast_ref::<String>().cloned())
+                            .unwrap_or_else(|| "unknown panic".into());
+                        Err(Groth16Error::Backend {
+                            backend: "pipeline".into(),
+                            message: format!("partition {i} panicked: {what}"),
+                        })
+                    });
                 if r.is_err() {
                     failed.store(true, Ordering::Relaxed);
                 }

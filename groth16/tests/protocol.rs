@@ -224,6 +224,7 @@ fn batch_prove_and_batch_verify() {
 struct Pipelined {
     depth: usize,
     fail_at: Option<usize>,
+    panic_at: Option<usize>,
     calls: std::sync::atomic::AtomicUsize,
 }
 
@@ -243,6 +244,9 @@ impl cuzk_groth16::Backend for Pipelined {
                 "injected failure at call {k}"
             )));
         }
+        if Some(k) == self.panic_at {
+            panic!("injected panic at call {k}");
+        }
         cuzk_groth16::Backend::evaluate(&CpuBackend, params, pa, timings)
     }
     fn pipeline_depth(&self, _: &Parameters) -> usize {
@@ -254,16 +258,18 @@ impl cuzk_groth16::Backend for Pipelined {
 fn pipelined_batches_equal_sequential_ones_and_stop_on_failure() {
     let (p, _) = tiny_params();
     let circuits = || (0..7).map(tiny).collect::<Vec<_>>();
-    let run = |depth: usize, fail_at: Option<usize>| {
+    let run_with = |depth: usize, fail_at: Option<usize>, panic_at: Option<usize>| {
         let be = Pipelined {
             depth,
             fail_at,
+            panic_at,
             calls: Default::default(),
         };
         let mut rng = ChaCha8Rng::seed_from_u64(77);
         let r = prove_batch(p, circuits(), &be, &mut rng, ProveOptions::default());
         (r, be.calls.into_inner())
     };
+    let run = |depth: usize, fail_at: Option<usize>| run_with(depth, fail_at, None);
     let (seq, _) = run(1, None);
     let seq: Vec<Proof> = seq.unwrap().iter().map(|o| o.proof).collect();
     for depth in [2, 3, 16] {
@@ -284,6 +290,13 @@ fn pipelined_batches_equal_sequential_ones_and_stop_on_failure() {
             let e = r.unwrap_err().to_string();
             assert!(e.contains("injected failure"), "{e}");
             assert!(calls <= 7);
+            // A panicking partition is an error too, not a panic.
+            let (r, _) = run_with(depth, None, Some(fail_at));
+            let e = r.unwrap_err().to_string();
+            assert!(
+                e.contains("panicked") && e.contains("injected panic"),
+                "{e}"
+            );
         }
     }
 }

@@ -169,7 +169,12 @@ impl<T: DeviceCopy> Stager<T> {
                     part.len(),
                 )?;
             }
-            slot.done.record(stream)?;
+            if let Err(e) = slot.done.record(stream) {
+                // Without the event nothing guards the slot: wait for the
+                // copy here before the slot can be reused.
+                let _ = stream.synchronize();
+                return Err(e.into());
+            }
             slot.pending = true;
         }
         Ok(())
@@ -183,9 +188,11 @@ impl<T: DeviceCopy> Stager<T> {
 
 impl<T: DeviceCopy> Drop for Stager<T> {
     fn drop(&mut self) {
-        // Errors cannot be reported from drop; a failed wait means the
-        // context is gone, and with it every pending copy.
-        let _ = self.synchronize();
+        // Every slot, even after one fails: errors cannot be reported from
+        // drop, and a failed wait means the context (and its copies) is gone.
+        for s in &mut self.slots {
+            let _ = s.wait();
+        }
     }
 }
 
