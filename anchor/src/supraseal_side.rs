@@ -47,7 +47,12 @@ impl Supraseal {
         let proofs = catch_unwind(AssertUnwindSafe(|| {
             create_random_proof_batch(circuits, &self.params, &mut rng)
         }))
-        .map_err(|p| anyhow!("supraseal prover panicked: {}", panic_message(&p)))?
+        .map_err(|p| {
+            anyhow!(
+                "supraseal prover panicked: {}",
+                cuzk_groth16::panic_message(&*p)
+            )
+        })?
         .context("bellperson/supraseal prover")?;
         let end = Instant::now();
         let wall = end - start;
@@ -70,15 +75,5 @@ impl Supraseal {
             self_check: Duration::ZERO,
             verified,
         })
-    }
-}
-
-fn panic_message(p: &(dyn std::any::Any + Send)) -> String {
-    if let Some(s) = p.downcast_ref::<&str>() {
-        (*s).to_owned()
-    } else if let Some(s) = p.downcast_ref::<String>() {
-        s.clone()
-    } else {
-        "(no message)".to_owned()
     }
 }

@@ -115,12 +115,7 @@ fn verify(ctx: &output::Ctx, c: VerifyCmd) -> anyhow::Result<()> {
 fn main() -> ExitCode {
     // A bug must still end in one line, not a backtrace.
     std::panic::set_hook(Box::new(|info| {
-        let msg = info
-            .payload()
-            .downcast_ref::<&str>()
-            .map(|s| s.to_string())
-            .or_else(|| info.payload().downcast_ref::<String>().cloned())
-            .unwrap_or_else(|| "unknown".into());
+        let msg = cuzk_groth16::panic_message(info.payload());
         let at = info
             .location()
             .map(|l| format!(" at {}:{}", l.file(), l.line()))

@@ -97,3 +97,28 @@ pub enum Groth16Error {
 
 /// Result alias.
 pub type Result<T, E = Groth16Error> = std::result::Result<T, E>;
+
+/// The text of a caught panic's payload (`&str` or `String`; anything
+/// else reads "unknown panic"): the one place that turns a panic caught
+/// with `catch_unwind` (or seen by a panic hook) into an error message.
+pub fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
+    payload
+        .downcast_ref::<&str>()
+        .map(|s| (*s).to_owned())
+        .or_else(|| payload.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "unknown panic".into())
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn panic_messages_of_every_payload() {
+        let text = |f: fn()| super::panic_message(&*std::panic::catch_unwind(f).unwrap_err());
+        let hook = std::panic::take_hook();
+        std::panic::set_hook(Box::new(|_| {}));
+        assert_eq!(text(|| panic!("plain")), "plain");
+        assert_eq!(text(|| panic!("formatted {}", 7)), "formatted 7");
+        assert_eq!(text(|| std::panic::panic_any(42u32)), "unknown panic");
+        std::panic::set_hook(hook);
+    }
+}

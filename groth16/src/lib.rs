@@ -37,7 +37,7 @@ pub mod vk;
 
 pub use backend::{check_shape, Backend, CpuBackend, ProofParts};
 pub use encoding::CheckMode;
-pub use error::{Groth16Error, Result};
+pub use error::{panic_message, Groth16Error, Result};
 pub use params::{Parameters, ParamsInfo};
 pub use proof::{Proof, PROOF_BYTES};
 pub use prover::{assemble, prove, prove_assignment, prove_batch, ProofOutput, ProveOptions};

@@ -188,14 +188,12 @@ fn pipelined<J: Send, T: Send>(
                 // worker has run through the rest.
                 let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| f(job)))
                     .unwrap_or_else(|p| {
-                        let what = p
-                            .downcast_ref::<&str>()
-                            .map(|s| s.to_string())
-                            .or_else(|| p.downcast_ref::<String>().cloned())
-                            .unwrap_or_else(|| "unknown panic".into());
                         Err(Groth16Error::Backend {
                             backend: "pipeline".into(),
-                            message: format!("partition {i} panicked: {what}"),
+                            message: format!(
+                                "partition {i} panicked: {}",
+                                crate::panic_message(&*p)
+                            ),
                         })
                     });
                 if r.is_err() {

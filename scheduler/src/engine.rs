@@ -336,12 +336,7 @@ impl std::fmt::Debug for Engine {
 }
 
 fn panic_message(p: Box<dyn std::any::Any + Send>) -> String {
-    let s = p
-        .downcast_ref::<&str>()
-        .map(|s| s.to_string())
-        .or_else(|| p.downcast_ref::<String>().cloned())
-        .unwrap_or_else(|| "unknown panic".into());
-    format!("panicked: {s}")
+    format!("panicked: {}", cuzk_groth16::panic_message(&*p))
 }
 
 impl Engine {
