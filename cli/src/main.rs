@@ -43,9 +43,13 @@ enum Cmd {
     #[command(subcommand)]
     Testdata(TestdataSub),
     /// Run j proofs of p partitions through the pipelined engine; report throughput and what bounded it.
-    Bench(cmd::bench::Args),
+    Bench(BenchCmd),
     /// Show the build, the machine, GPUs, and (optionally) a `.params` file's shape.
     Info(cmd::info::Args),
+    /// Run the proving daemon (gRPC cuzk.v1, the protocol Curio speaks) until SIGTERM/SIGINT.
+    Daemon(cmd::daemon::Args),
+    /// Talk to a running daemon: submit, await, prove, status, cancel, preload, evict, metrics.
+    Client(cmd::client::Args),
 }
 
 #[derive(clap::Args, Debug)]
@@ -66,7 +70,29 @@ enum ProveSub {
         /// Prover backend.
         #[arg(long, value_enum, default_value_t = cmd::BackendChoice::Auto)]
         backend: cmd::BackendChoice,
+        /// GPUs to prove on, e.g. `0,1` (default: all).
+        #[arg(long, value_parser = cmd::parse_devices)]
+        devices: Option<Vec<u32>>,
+        /// Engine configuration file (TOML): synthesis concurrency, GPU
+        /// workers, memory budget, parameter directory.
+        #[arg(long)]
+        config: Option<std::path::PathBuf>,
     },
+}
+
+#[derive(clap::Args, Debug)]
+#[command(args_conflicts_with_subcommands = true, subcommand_negates_reqs = true)]
+struct BenchCmd {
+    #[command(subcommand)]
+    sub: Option<BenchSub>,
+    #[command(flatten)]
+    args: cmd::bench::Args,
+}
+
+#[derive(Subcommand, Debug)]
+enum BenchSub {
+    /// PoRep C2 jobs from shape-correct random C1 outputs (self-check off).
+    Porep(cmd::bench::PorepArgs),
 }
 
 #[derive(clap::Args, Debug)]
@@ -93,9 +119,27 @@ enum TestdataSub {
 fn prove(ctx: &output::Ctx, c: ProveCmd) -> anyhow::Result<()> {
     match c.sub {
         None => cmd::prove::run(ctx, c.args),
-        Some(ProveSub::Porep { args, backend }) => {
-            let be = cmd::backend(backend, cmd::ResidencyChoice::Auto, None)?;
-            Ok(cuzk_filecoin::cli::run_prove(&args, None, be.as_ref())?)
+        Some(ProveSub::Porep {
+            args,
+            backend,
+            devices,
+            config,
+        }) => {
+            let cfg = match &config {
+                Some(p) => cuzk_scheduler::Config::load(p)?,
+                None => cuzk_scheduler::Config::default(),
+            };
+            let engine = cmd::engine(
+                cfg.engine_options()?,
+                backend,
+                cmd::ResidencyChoice::Auto,
+                devices.as_deref().unwrap_or(&[]),
+            )?;
+            Ok(cuzk_filecoin::cli::run_prove(
+                &args,
+                cfg.srs.param_cache.as_deref(),
+                &engine,
+            )?)
         }
     }
 }
@@ -141,7 +185,12 @@ fn main() -> ExitCode {
         Cmd::Verify(c) => verify(&ctx, c),
         Cmd::Testdata(TestdataSub::Porep(a)) => Ok(cuzk_filecoin::cli::run_testdata(&a)?),
         Cmd::Info(a) => cmd::info::run(&ctx, a),
-        Cmd::Bench(a) => cmd::bench::run(&ctx, a),
+        Cmd::Bench(c) => match c.sub {
+            None => cmd::bench::run(&ctx, c.args),
+            Some(BenchSub::Porep(a)) => cmd::bench::run_porep(&ctx, a),
+        },
+        Cmd::Daemon(a) => cmd::daemon::run(&ctx, a),
+        Cmd::Client(a) => cmd::client::run(&ctx, a),
     });
     match res {
         Ok(Ok(())) => ExitCode::SUCCESS,

@@ -8,10 +8,10 @@ use crate::c1::{
     format_size, parse_c1, parse_prover_id, parse_size, C1Output, SealProofKind, SealVersion,
 };
 use crate::error::{FilecoinError, Result};
-use crate::porep::{prove_c2, resolve_param_dir, verify_c2, C2Options};
+use crate::porep::{porep_job, resolve_param_dir, verify_c2};
 use crate::testdata;
 use clap::Args;
-use cuzk_groth16::Backend;
+use cuzk_scheduler::{Engine, JobHandle, JobSpec};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
@@ -20,12 +20,15 @@ use std::time::Instant;
 pub struct ProvePorepArgs {
     /// The C1 output: filecoin-proofs JSON, filecoin-proofs-api JSON (as
     /// Lotus/Curio store it) or Curio's {"SectorNum","Phase1Out","SectorSize"}.
-    #[arg(long, value_name = "FILE")]
-    pub c1: PathBuf,
+    /// Repeat it (or name a folder of `.json` files) to prove several
+    /// sectors in one pipelined run; each fails or succeeds on its own.
+    #[arg(long, value_name = "FILE|DIR", required = true)]
+    pub c1: Vec<PathBuf>,
     /// Prover id: a miner id (f01000) or 64 hex digits.
     #[arg(long)]
     pub prover_id: String,
-    /// Sector number (default: the Curio wrapper's SectorNum).
+    /// Sector number (default: the Curio wrapper's SectorNum; with several
+    /// C1 files, for those without one).
     #[arg(long)]
     pub sector_id: Option<u64>,
     /// Sector size (2KiB, 8MiB, 512MiB, 32GiB, 64GiB); needed only when the
@@ -37,16 +40,14 @@ pub struct ProvePorepArgs {
     /// /var/tmp/filecoin-proof-parameters).
     #[arg(long, value_name = "DIR")]
     pub param_cache: Option<PathBuf>,
-    /// Where to write the proof (raw bytes, 192 per partition).
-    #[arg(long, value_name = "FILE")]
+    /// Where to write the proof (raw bytes, 192 per partition); with
+    /// several C1 outputs, a folder that receives `<c1 name>.proof` each.
+    #[arg(long, value_name = "FILE|DIR")]
     pub out: PathBuf,
     /// Skip the final check through filecoin-proofs' verify_seal (cuzk
     /// still verifies every partition proof before writing it).
     #[arg(long)]
     pub no_verify: bool,
-    /// Partitions synthesized at once (default: as many as fit in 16 GiB).
-    #[arg(long)]
-    pub partition_batch: Option<usize>,
 }
 
 /// `cuzk verify porep`: checks a C2 proof with filecoin-proofs' verifier.
@@ -89,6 +90,11 @@ pub struct TestdataPorepArgs {
     /// independent reference) or cuzk's own setup (same file format).
     #[arg(long, value_enum, default_value_t = GeneratorChoice::FilecoinProofs)]
     pub generator: GeneratorChoice,
+    /// Only make the parameters (no sealed sector): the way to get 32 GiB
+    /// and 64 GiB test parameters for `cuzk bench porep`
+    /// (`--generator cuzk-gpu`; ~47 GB for 32 GiB).
+    #[arg(long)]
+    pub params_only: bool,
 }
 
 /// `--generator` values.
@@ -99,6 +105,8 @@ pub enum GeneratorChoice {
     FilecoinProofs,
     /// cuzk-groth16's setup.
     Cuzk,
+    /// cuzk-groth16's setup with the fixed-base work on GPU 0.
+    CuzkGpu,
 }
 
 impl From<GeneratorChoice> for testdata::ParamsGenerator {
@@ -106,6 +114,7 @@ impl From<GeneratorChoice> for testdata::ParamsGenerator {
         match g {
             GeneratorChoice::FilecoinProofs => Self::FilecoinProofs,
             GeneratorChoice::Cuzk => Self::Cuzk,
+            GeneratorChoice::CuzkGpu => Self::CuzkGpu,
         }
     }
 }
@@ -128,49 +137,162 @@ fn sector_id(flag: Option<u64>, c1: &C1Output) -> Result<u64> {
     }
 }
 
-/// Runs `cuzk prove porep`. `config_param_cache` is the configuration
-/// file's `param_cache`, if any; `backend` the engine to prove with.
+/// The C1 files named by `--c1`: files as given, folders expanded to
+/// their `.json` files in name order.
+fn c1_files(args: &[PathBuf]) -> Result<Vec<PathBuf>> {
+    let mut out = Vec::new();
+    for p in args {
+        if p.is_dir() {
+            let mut v: Vec<PathBuf> = std::fs::read_dir(p)
+                .map_err(|e| FilecoinError::file(p, e))?
+                .filter_map(|e| e.ok().map(|e| e.path()))
+                .filter(|f| f.extension().is_some_and(|x| x == "json"))
+                .collect();
+            v.sort();
+            if v.is_empty() {
+                return Err(FilecoinError::BadC1(format!(
+                    "{}: no .json C1 files in this folder",
+                    p.display()
+                )));
+            }
+            out.extend(v);
+        } else {
+            out.push(p.clone());
+        }
+    }
+    Ok(out)
+}
+
+/// One sector of a `prove porep` run.
+struct Sector {
+    c1_path: PathBuf,
+    out: PathBuf,
+    c1: C1Output,
+    sector: u64,
+    handle: JobHandle,
+}
+
+/// Runs `cuzk prove porep` on `engine`: every C1 becomes one job, all are
+/// submitted at once (so partitions of several sectors are pipelined),
+/// each proof is checked with `verify_seal` before it is written. A C1
+/// that is malformed or whose proof fails ends with an error line of its
+/// own; the others finish. `config_param_cache` is the configuration
+/// file's `param_cache`, if any.
 pub fn run_prove(
     args: &ProvePorepArgs,
     config_param_cache: Option<&Path>,
-    backend: &dyn Backend,
+    engine: &Engine,
 ) -> Result<()> {
     let t = Instant::now();
-    let c1 = read_c1(&args.c1, args.sector_size.as_deref())?;
     let prover_id = parse_prover_id(&args.prover_id)?;
-    let sector = sector_id(args.sector_id, &c1)?;
     let param_dir = resolve_param_dir(args.param_cache.as_deref(), config_param_cache);
-    let mut opts = C2Options::new(param_dir.clone(), backend);
-    opts.partition_batch = args.partition_batch;
-    let out = prove_c2(&c1, &opts)?;
-    if !args.no_verify
-        && !verify_c2(
-            &c1.kind, &c1.public, prover_id, sector, &out.proof, &param_dir,
-        )?
-    {
-        return Err(FilecoinError::Proofs(anyhow::anyhow!(
-            "filecoin-proofs' verify_seal rejected the proof (check --prover-id and --sector-id)"
-        )));
+    let files = c1_files(&args.c1)?;
+    let many = files.len() > 1;
+    if many {
+        std::fs::create_dir_all(&args.out).map_err(|e| FilecoinError::file(&args.out, e))?;
     }
-    std::fs::write(&args.out, &out.proof).map_err(|e| FilecoinError::file(&args.out, e))?;
-    println!(
-        "{}: {} partition(s) of {} constraints, {} bytes -> {} in {:.1?}{}",
-        c1.kind.api_name(),
-        out.partitions,
-        out.shape.num_constraints,
-        out.proof.len(),
-        args.out.display(),
-        t.elapsed(),
-        if args.no_verify {
-            ""
-        } else {
-            " (verify_seal: ok)"
+    let mut failures = Vec::new();
+    let mut sectors = Vec::new();
+    for path in &files {
+        let submit = || -> Result<Sector> {
+            let c1 = read_c1(path, args.sector_size.as_deref())?;
+            let sector = sector_id(args.sector_id, &c1)?;
+            let job = porep_job(&c1, &param_dir, true)?;
+            let t0 = Instant::now();
+            let info = engine.load_circuit(
+                &job.circuit_id,
+                &job.params_path,
+                cuzk_groth16::CheckMode::Trusted,
+                &|_, _| {},
+            )?;
+            if t0.elapsed().as_secs_f64() > 0.5 {
+                eprintln!(
+                    "parameters {}: loaded once in {:.1} s, host keeps {:.1} GiB",
+                    job.params_path.display(),
+                    info.load_s,
+                    info.host_bytes as f64 / (1u64 << 30) as f64
+                );
+            }
+            let handle = engine.submit_blocking(JobSpec::new(job.circuit_id, job.source))?;
+            let out = if many {
+                let stem = path.file_stem().unwrap_or_default().to_string_lossy();
+                args.out.join(format!("{stem}.proof"))
+            } else {
+                args.out.clone()
+            };
+            Ok(Sector {
+                c1_path: path.clone(),
+                out,
+                c1,
+                sector,
+                handle,
+            })
+        };
+        match submit() {
+            Ok(s) => sectors.push(s),
+            Err(e) => {
+                eprintln!("{}: {e}", path.display());
+                failures.push((path.clone(), e));
+            }
         }
-    );
-    for (stage, d) in out.timings.stages() {
-        println!("  {stage:<16} {d:>10.2?}");
     }
-    Ok(())
+    for s in sectors {
+        let finish = || -> Result<()> {
+            let out = s.handle.wait()?;
+            let proof = out.proof_bytes();
+            if !args.no_verify
+                && !verify_c2(
+                    &s.c1.kind,
+                    &s.c1.public,
+                    prover_id,
+                    s.sector,
+                    &proof,
+                    &param_dir,
+                )?
+            {
+                return Err(FilecoinError::Proofs(anyhow::anyhow!(
+                    "filecoin-proofs' verify_seal rejected the proof (check --prover-id and --sector-id)"
+                )));
+            }
+            std::fs::write(&s.out, &proof).map_err(|e| FilecoinError::file(&s.out, e))?;
+            let gpu: f64 = out.partitions.iter().map(|p| p.gpu.as_secs_f64()).sum();
+            let synth: f64 = out
+                .partitions
+                .iter()
+                .map(|p| p.synthesis.as_secs_f64())
+                .sum();
+            println!(
+                "{}: {} sector {}: {} partition(s), {} bytes -> {} at {:.1} s (synthesis {:.1} s, gpu {:.1} s summed){}",
+                s.c1_path.display(),
+                s.c1.kind.api_name(),
+                s.sector,
+                out.proofs.len(),
+                proof.len(),
+                s.out.display(),
+                t.elapsed().as_secs_f64(),
+                synth,
+                gpu,
+                if args.no_verify { "" } else { " (verify_seal: ok)" }
+            );
+            Ok(())
+        };
+        if let Err(e) = finish() {
+            eprintln!("{}: {e}", s.c1_path.display());
+            failures.push((s.c1_path.clone(), e));
+        }
+    }
+    match failures.len() {
+        0 => Ok(()),
+        1 if files.len() == 1 => Err(failures.swap_remove(0).1),
+        n => {
+            let (path, first) = failures.swap_remove(0);
+            Err(FilecoinError::Failed {
+                failed: n,
+                total: files.len(),
+                first: format!("{}: {first}", path.display()),
+            })
+        }
+    }
 }
 
 /// Runs `cuzk verify porep`; `Ok(false)` means the proof is invalid (the
@@ -194,9 +316,9 @@ pub fn run_verify(args: &VerifyPorepArgs, config_param_cache: Option<&Path>) -> 
 /// sector size and seals a sector, then prints the ready-made commands.
 pub fn run_testdata(args: &TestdataPorepArgs) -> Result<()> {
     let size = parse_size(&args.sector_size)?;
-    if size > 1 << 29 {
+    if size > 1 << 29 && !args.params_only {
         return Err(FilecoinError::SectorSize(format!(
-            "{}: test data is for 2KiB, 8MiB and 512MiB (larger sectors need the real parameters)",
+            "{}: sealed test sectors are for 2KiB, 8MiB and 512MiB; larger sizes: --params-only (parameters for `cuzk bench porep`)",
             format_size(size)
         )));
     }
@@ -209,6 +331,19 @@ pub fn run_testdata(args: &TestdataPorepArgs) -> Result<()> {
     );
     let params =
         testdata::ensure_params_with(&kind, &dirs, testdata::PARAMS_SEED, args.generator.into())?;
+    if args.params_only {
+        println!(
+            "params  {} ({}, {:.1?})",
+            params.path.display(),
+            if params.generated {
+                "generated"
+            } else {
+                "cached"
+            },
+            params.elapsed
+        );
+        return Ok(());
+    }
     let sector = testdata::test_sector(&kind, &dirs, args.reseal)?;
     println!(
         "params  {} ({}, {:.1?})",

@@ -51,6 +51,20 @@ pub enum FilecoinError {
         /// First unsatisfied constraint.
         constraint: usize,
     },
+    /// The engine refused or failed the job (a partition's synthesis or
+    /// check failed, the parameters could not be loaded, …).
+    #[error(transparent)]
+    Engine(#[from] cuzk_scheduler::EngineError),
+    /// Some sectors of a multi-sector run failed (each was reported).
+    #[error("{failed} of {total} C1 file(s) failed; first: {first}")]
+    Failed {
+        /// Sectors that failed.
+        failed: usize,
+        /// Sectors in the run.
+        total: usize,
+        /// The first failure, with its file.
+        first: String,
+    },
     /// An I/O error on a named file.
     #[error("{path}: {source}")]
     File {

@@ -5,15 +5,16 @@
 use crate::c1::{format_size, C1Output, C1Public, SealProofKind};
 use crate::error::{proofs, FilecoinError, Result};
 use cuzk_field::Fr;
-use cuzk_groth16::{Backend, CheckMode, Parameters, ParamsInfo, Proof, Timings};
+use cuzk_groth16::{CheckMode, Parameters, ParamsInfo, Proof, Timings};
+use cuzk_scheduler::{Engine, JobSpec, PartitionSource, SourceError};
 use cuzk_synth::{ProvingAssignment, Shape};
 use filecoin_hashers::{Domain, Hasher};
 use filecoin_proofs::{
     as_safe_commitment, parameters::setup_params, DefaultPieceDomain, DefaultPieceHasher,
     PoRepConfig, SealCommitPhase1Output,
 };
-use rand::rngs::OsRng;
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
 use storage_proofs_core::{
     compound_proof::{self, CompoundProof},
     merkle::{MerkleProofTrait, MerkleTreeTrait},
@@ -124,29 +125,26 @@ pub fn check_params(
 pub struct C2Options<'a> {
     /// Directory holding the `.params` files.
     pub param_dir: PathBuf,
-    /// The proving engine (CPU now, GPU later).
-    pub backend: &'a dyn Backend,
+    /// The engine that proves the partitions (its SRS cache loads each
+    /// parameter file once per process).
+    pub engine: &'a Engine,
     /// Check every constraint of every synthesized partition before
-    /// proving (one product per constraint), so a corrupt C1 output is
-    /// reported as such instead of as a failed proof self-check.
+    /// proving (one product per constraint) and its public inputs, so a
+    /// corrupt C1 output is reported as such instead of as a failed proof
+    /// self-check.
     pub check_satisfied: bool,
-    /// Partitions synthesized at once; `None`: as many as fit in
-    /// [`Self::memory_budget`].
-    pub partition_batch: Option<usize>,
-    /// Bytes the synthesized partitions of one batch may take (used when
-    /// `partition_batch` is `None`). A 32 GiB partition takes ~16.7 GB.
-    pub memory_budget: usize,
+    /// Job priority in the engine (higher first).
+    pub priority: i32,
 }
 
 impl<'a> C2Options<'a> {
-    /// Defaults: satisfaction check on, batch sized to a 16 GiB budget.
-    pub fn new(param_dir: PathBuf, backend: &'a dyn Backend) -> Self {
+    /// Defaults: satisfaction check on, priority 0.
+    pub fn new(param_dir: PathBuf, engine: &'a Engine) -> Self {
         Self {
             param_dir,
-            backend,
+            engine,
             check_satisfied: true,
-            partition_batch: None,
-            memory_budget: 16 << 30,
+            priority: 0,
         }
     }
 }
@@ -167,13 +165,160 @@ pub struct C2Output {
     pub timings: Timings,
 }
 
-/// Proves a C1 output: the C2 step. The proof is self-checked by cuzk
-/// (every partition against the public inputs filecoin-proofs derives for
-/// it) before it is returned.
-pub fn prove_c2(c1: &C1Output, opts: &C2Options<'_>) -> Result<C2Output> {
+/// The partitions of one C2 as a job for the engine: each partition's
+/// circuit built as `seal_commit_phase2` builds it, synthesized on an
+/// engine worker and checked there against the parameter file's counts,
+/// the constraints (optionally) and filecoin-proofs' public inputs.
+pub struct PorepSource {
+    partitions: Vec<Mutex<Option<PartitionFn>>>,
+    shape: Shape,
+}
+
+type PartitionFn = Box<dyn FnOnce() -> std::result::Result<ProvingAssignment, SourceError> + Send>;
+
+impl std::fmt::Debug for PorepSource {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PorepSource")
+            .field("partitions", &self.partitions.len())
+            .field("shape", &self.shape)
+            .finish()
+    }
+}
+
+impl PartitionSource for PorepSource {
+    fn num_partitions(&self) -> usize {
+        self.partitions.len()
+    }
+
+    fn shape(&self, _index: usize) -> std::result::Result<Shape, SourceError> {
+        Ok(self.shape)
+    }
+
+    fn synthesize(&self, index: usize) -> std::result::Result<ProvingAssignment, SourceError> {
+        let f = self
+            .partitions
+            .get(index)
+            .and_then(|m| m.lock().unwrap_or_else(|p| p.into_inner()).take())
+            .ok_or_else(|| format!("partition {index} does not exist or was already taken"))?;
+        f()
+    }
+}
+
+/// A PoRep C2 ready for the engine: its source, and the parameter file
+/// it must be proved with (registered in the engine under `circuit_id`).
+#[derive(Debug)]
+pub struct PorepJob {
+    /// The partitions.
+    pub source: Arc<PorepSource>,
+    /// The `.params` file.
+    pub params_path: PathBuf,
+    /// The engine's id for that file (its standard name).
+    pub circuit_id: String,
+}
+
+/// Builds the job of a C1 output without proving it. With `checks`,
+/// each synthesized partition is checked on its worker: every constraint
+/// satisfied, and its public inputs equal to what filecoin-proofs derives.
+/// Without (random C1 outputs for benchmarks, whose vanilla proofs match
+/// neither), only the parameter file's counts are checked.
+pub fn porep_job(c1: &C1Output, param_dir: &Path, checks: bool) -> Result<PorepJob> {
     c1.public.check_nonzero()?;
     let config = c1.kind.porep_config()?;
-    with_tree!(c1.kind.sector_size, prove_tree(c1, &config, opts))
+    with_tree!(
+        c1.kind.sector_size,
+        job_tree(c1, &config, param_dir, checks)
+    )
+}
+
+fn job_tree<Tree: 'static + MerkleTreeTrait>(
+    c1: &C1Output,
+    config: &PoRepConfig,
+    param_dir: &Path,
+    checks: bool,
+) -> Result<PorepJob> {
+    let params_path = locate_params(&c1.kind, param_dir)?;
+    let info = Arc::new(Parameters::inspect(&params_path)?);
+    let Prepared { circuits, inputs } = prepare::<Tree>(c1, config)?;
+    // The file's counts bound the partition's shape (the domain bounds the
+    // constraint count from above), so no counting pass: on a 32 GiB
+    // partition count_shape alone takes ~1 min of one core. The full check
+    // (every count, A/B densities) runs after synthesis, on the worker.
+    let shape = Shape {
+        num_inputs: info.ic,
+        num_aux: info.l,
+        num_constraints: info.domain_size(),
+    };
+    let partitions = circuits
+        .into_iter()
+        .zip(inputs)
+        .enumerate()
+        .map(|(k, (circuit, want))| {
+            let (info, path) = (Arc::clone(&info), params_path.clone());
+            let f: PartitionFn = Box::new(move || {
+                let pa = cuzk_synth::synthesize_with_hint(circuit, shape)?;
+                let mut t = Timings::default();
+                check_partition(&path, &info, &pa, k, checks, &mut t)?;
+                if checks && pa.input_assignment.get(1..) != Some(&want[..]) {
+                    return Err(format!(
+                        "partition {k}: the circuit's public inputs differ from generate_public_inputs"
+                    )
+                    .into());
+                }
+                Ok(pa)
+            });
+            Mutex::new(Some(f))
+        })
+        .collect();
+    let circuit_id = params_path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| params_path.display().to_string());
+    Ok(PorepJob {
+        source: Arc::new(PorepSource { partitions, shape }),
+        params_path,
+        circuit_id,
+    })
+}
+
+/// Proves a C1 output: the C2 step, as one job of the engine (its
+/// parameters loaded once per engine). Every partition proof is
+/// self-checked by the engine against the public inputs filecoin-proofs
+/// derives for it before it is returned.
+pub fn prove_c2(c1: &C1Output, opts: &C2Options<'_>) -> Result<C2Output> {
+    let job = porep_job(c1, &opts.param_dir, opts.check_satisfied)?;
+    let mut timings = Timings::default();
+    let t = std::time::Instant::now();
+    opts.engine
+        .load_circuit(
+            &job.circuit_id,
+            &job.params_path,
+            CheckMode::Trusted,
+            &|_, _| {},
+        )
+        .map_err(FilecoinError::Engine)?;
+    timings.add("load_params", t.elapsed());
+    let partitions = job.source.num_partitions();
+    let shape = job.source.shape;
+    let out = opts
+        .engine
+        .submit_blocking(
+            JobSpec::new(job.circuit_id.clone(), job.source).with_priority(opts.priority),
+        )
+        .and_then(|h| h.wait())
+        .map_err(FilecoinError::Engine)?;
+    for p in &out.partitions {
+        timings.add("synthesis", p.synthesis);
+        timings.merge(&p.stages);
+        timings.add("epilogue", p.assembly);
+        timings.add("verify", p.verify);
+    }
+    Ok(C2Output {
+        proof: out.proof_bytes(),
+        partitions,
+        shape,
+        params_path: job.params_path,
+        timings,
+    })
 }
 
 /// The parsed, checked pieces of a C1 output for one tree shape.
@@ -292,83 +437,6 @@ fn check_vanilla_shape<Tree: 'static + MerkleTreeTrait>(
         }
     }
     Ok(())
-}
-
-fn prove_tree<Tree: 'static + MerkleTreeTrait>(
-    c1: &C1Output,
-    config: &PoRepConfig,
-    opts: &C2Options<'_>,
-) -> Result<C2Output> {
-    let mut timings = Timings::default();
-    let params_path = locate_params(&c1.kind, &opts.param_dir)?;
-    let info = Parameters::inspect(&params_path)?;
-    let Prepared { circuits, inputs } = timings.time("circuits", || prepare::<Tree>(c1, config))?;
-    let partitions = circuits.len();
-
-    // Batch size from the file's counts (the domain bounds the constraint
-    // count from above). No separate counting pass: on a 32 GiB partition
-    // count_shape alone takes ~1 min of one core, and the full check after
-    // synthesis (every count, A/B densities included) runs before the
-    // parameters are loaded anyway.
-    let estimate = Shape {
-        num_inputs: info.ic,
-        num_aux: info.l,
-        num_constraints: info.domain_size(),
-    };
-    let batch = opts
-        .partition_batch
-        .unwrap_or_else(|| (opts.memory_budget / estimate.proving_bytes().max(1)).max(1))
-        .clamp(1, partitions);
-    let mut loaded: Option<(Parameters, cuzk_groth16::PreparedVerifyingKey)> = None;
-    let mut shape = None;
-    let mut proofs = Vec::with_capacity(partitions);
-    let mut circuits = circuits.into_iter();
-    let mut k0 = 0;
-    while k0 < partitions {
-        let chunk: Vec<_> = circuits.by_ref().take(batch).collect();
-        let n = chunk.len();
-        let pas = timings.time("synthesis", || cuzk_synth::synthesize_many(chunk))?;
-        for (j, pa) in pas.into_iter().enumerate() {
-            let k = k0 + j;
-            check_partition(
-                &params_path,
-                &info,
-                &pa,
-                k,
-                opts.check_satisfied,
-                &mut timings,
-            )?;
-            if pa.input_assignment[1..] != inputs[k][..] {
-                return Err(FilecoinError::Proofs(anyhow::anyhow!(
-                    "partition {k}: the circuit's public inputs differ from generate_public_inputs"
-                )));
-            }
-            shape.get_or_insert(pa.shape());
-            if loaded.is_none() {
-                let params = timings.time("load_params", || {
-                    Parameters::load(&params_path, CheckMode::Trusted)
-                })?;
-                let pvk = params.vk.prepare();
-                loaded = Some((params, pvk));
-            }
-            let (params, pvk) = loaded.as_ref().expect("loaded above");
-            let (r, s) = (
-                <Fr as ff::Field>::random(OsRng),
-                <Fr as ff::Field>::random(OsRng),
-            );
-            let out = cuzk_groth16::prove_assignment(params, Some(pvk), pa, r, s, opts.backend)?;
-            timings.merge(&out.timings);
-            proofs.push(out.proof);
-        }
-        k0 += n;
-    }
-    Ok(C2Output {
-        proof: Proof::many_to_bytes(&proofs),
-        partitions,
-        shape: shape.expect("at least one partition (checked in prepare)"),
-        params_path,
-        timings,
-    })
 }
 
 fn check_partition(

@@ -9,7 +9,7 @@ use cuzk_filecoin::{
     parse_c1, parse_prover_id, parse_size, partition_shape, prove_c2, public_inputs, synthesize_c1,
     C1Output, C2Options, FilecoinError, SealProofKind, SealVersion,
 };
-use cuzk_groth16::{CpuBackend, ToxicWaste};
+use cuzk_groth16::ToxicWaste;
 use serde_json::{json, Value};
 use std::sync::OnceLock;
 
@@ -312,7 +312,10 @@ fn zero_commitments_are_refused() {
         }
         let err = prove_c2(
             &c,
-            &C2Options::new(params.path().to_path_buf(), &CpuBackend),
+            &C2Options::new(
+                params.path().to_path_buf(),
+                &cuzk_scheduler::Engine::cpu().unwrap(),
+            ),
         )
         .unwrap_err();
         assert!(
@@ -326,7 +329,14 @@ fn zero_commitments_are_refused() {
 fn missing_and_mismatched_params() {
     let c = c1();
     let dir = tempfile::tempdir().unwrap();
-    let err = prove_c2(&c, &C2Options::new(dir.path().to_path_buf(), &CpuBackend)).unwrap_err();
+    let err = prove_c2(
+        &c,
+        &C2Options::new(
+            dir.path().to_path_buf(),
+            &cuzk_scheduler::Engine::cpu().unwrap(),
+        ),
+    )
+    .unwrap_err();
     let FilecoinError::MissingParams { path } = &err else {
         panic!("{err}")
     };
@@ -346,7 +356,14 @@ fn missing_and_mismatched_params() {
     };
     let params = cuzk_groth16::generate_parameters(tiny, &ToxicWaste::from_seed(1), None).unwrap();
     params.save(path).unwrap();
-    let err = prove_c2(&c, &C2Options::new(dir.path().to_path_buf(), &CpuBackend)).unwrap_err();
+    let err = prove_c2(
+        &c,
+        &C2Options::new(
+            dir.path().to_path_buf(),
+            &cuzk_scheduler::Engine::cpu().unwrap(),
+        ),
+    )
+    .unwrap_err();
     assert!(
         matches!(&err, FilecoinError::ParamsMismatch { path: p, .. } if p == path),
         "{err}"
@@ -356,7 +373,14 @@ fn missing_and_mismatched_params() {
     // A truncated file is an error naming the file, not a panic.
     let bytes = std::fs::read(path).unwrap();
     std::fs::write(path, &bytes[..bytes.len() / 2]).unwrap();
-    let err = prove_c2(&c, &C2Options::new(dir.path().to_path_buf(), &CpuBackend)).unwrap_err();
+    let err = prove_c2(
+        &c,
+        &C2Options::new(
+            dir.path().to_path_buf(),
+            &cuzk_scheduler::Engine::cpu().unwrap(),
+        ),
+    )
+    .unwrap_err();
     assert!(err.to_string().contains(name), "{err}");
 }
 

@@ -7,7 +7,6 @@ use cuzk_filecoin::cli::{
     VerifyPorepArgs,
 };
 use cuzk_filecoin::FilecoinError;
-use cuzk_groth16::CpuBackend;
 
 /// The shape the `cuzk` binary nests these in.
 #[derive(Parser, Debug)]
@@ -45,19 +44,14 @@ fn flags_parse() {
     };
     assert_eq!(
         (
-            p.c1.to_str(),
+            p.c1.first().and_then(|c| c.to_str()),
             p.prover_id.as_str(),
             p.sector_id,
             p.out.to_str()
         ),
         (Some("c1.json"), "f01000", Some(7), Some("p.bin"))
     );
-    assert!(
-        !p.no_verify
-            && p.param_cache.is_none()
-            && p.sector_size.is_none()
-            && p.partition_batch.is_none()
-    );
+    assert!(!p.no_verify && p.param_cache.is_none() && p.sector_size.is_none() && p.c1.len() == 1);
     let Cmd::Prove(p) = parse(&[
         "prove",
         "--c1",
@@ -71,8 +65,8 @@ fn flags_parse() {
         "--sector-size",
         "32GiB",
         "--no-verify",
-        "--partition-batch",
-        "2",
+        "--c1",
+        "more",
     ])
     .unwrap() else {
         panic!()
@@ -82,9 +76,9 @@ fn flags_parse() {
             p.param_cache.unwrap().to_str(),
             p.sector_size.as_deref(),
             p.no_verify,
-            p.partition_batch
+            p.c1.len()
         ),
-        (Some("/p"), Some("32GiB"), true, Some(2))
+        (Some("/p"), Some("32GiB"), true, 2)
     );
     // --out and --prover-id are required.
     assert!(parse(&["prove", "--c1", "a", "--prover-id", "1"]).is_err());
@@ -138,16 +132,20 @@ fn bad_input_is_a_typed_error() {
     let dir = tempfile::tempdir().unwrap();
     let missing = dir.path().join("nope.json");
     let args = |c1: &std::path::Path, pid: &str| ProvePorepArgs {
-        c1: c1.to_path_buf(),
+        c1: vec![c1.to_path_buf()],
         prover_id: pid.into(),
         sector_id: Some(1),
         sector_size: None,
         param_cache: Some(dir.path().to_path_buf()),
         out: dir.path().join("out.bin"),
         no_verify: true,
-        partition_batch: None,
     };
-    let err = run_prove(&args(&missing, "f01000"), None, &CpuBackend).unwrap_err();
+    let err = run_prove(
+        &args(&missing, "f01000"),
+        None,
+        &cuzk_scheduler::Engine::cpu().unwrap(),
+    )
+    .unwrap_err();
     assert!(
         matches!(&err, FilecoinError::File { path, .. } if path == &missing),
         "{err}"
@@ -156,7 +154,11 @@ fn bad_input_is_a_typed_error() {
     let garbage = dir.path().join("garbage.json");
     std::fs::write(&garbage, b"{\"comm_r\": ").unwrap();
     assert!(matches!(
-        run_prove(&args(&garbage, "f01000"), None, &CpuBackend),
+        run_prove(
+            &args(&garbage, "f01000"),
+            None,
+            &cuzk_scheduler::Engine::cpu().unwrap()
+        ),
         Err(FilecoinError::BadC1(_))
     ));
     let v = VerifyPorepArgs {
@@ -174,6 +176,7 @@ fn bad_input_is_a_typed_error() {
         dir: Some(dir.path().to_path_buf()),
         reseal: false,
         generator: GeneratorChoice::Cuzk,
+        params_only: false,
     };
     assert!(matches!(
         run_testdata(&t),

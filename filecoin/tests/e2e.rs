@@ -7,7 +7,6 @@
 //! or the one-shot binary `cargo run --release -p cuzk-filecoin --bin cuzk-porep-e2e`.
 
 use cuzk_filecoin::{prove_c2, testdata, verify_c2, C2Options, SealProofKind, SealVersion};
-use cuzk_groth16::CpuBackend;
 
 #[test]
 #[ignore = "generates 2 KiB Groth16 parameters on first run (~15 min); cached afterwards"]
@@ -18,7 +17,14 @@ fn c2_2kib_verifies_with_filecoin_proofs() {
     let prover_id = td.sector.meta.prover_id_bytes().unwrap();
     let sector_id = td.sector.meta.sector_id;
 
-    let out = prove_c2(&c1, &C2Options::new(td.dirs.params.clone(), &CpuBackend)).unwrap();
+    let out = prove_c2(
+        &c1,
+        &C2Options::new(
+            td.dirs.params.clone(),
+            &cuzk_scheduler::Engine::cpu().unwrap(),
+        ),
+    )
+    .unwrap();
     assert_eq!(out.partitions, 1);
     assert_eq!(out.proof.len(), 192);
     assert_eq!(out.params_path, td.params.path);
@@ -33,7 +39,14 @@ fn c2_2kib_verifies_with_filecoin_proofs() {
     .unwrap());
 
     // Two proofs of the same sector differ (fresh r, s) and both verify.
-    let again = prove_c2(&c1, &C2Options::new(td.dirs.params.clone(), &CpuBackend)).unwrap();
+    let again = prove_c2(
+        &c1,
+        &C2Options::new(
+            td.dirs.params.clone(),
+            &cuzk_scheduler::Engine::cpu().unwrap(),
+        ),
+    )
+    .unwrap();
     assert_ne!(again.proof, out.proof);
     assert!(verify_c2(
         &c1.kind,

@@ -11,6 +11,7 @@ use crate::params::Parameters;
 use crate::timings::Timings;
 use cuzk_field::{G1Projective, G2Projective};
 use cuzk_synth::ProvingAssignment;
+use std::sync::Arc;
 
 /// The MSM results a proof is assembled from (before randomisation).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -41,15 +42,57 @@ pub trait Backend: Send + Sync + std::fmt::Debug {
         timings: &mut Timings,
     ) -> Result<ProofParts>;
 
-    /// How many partitions of a batch against `params` [`crate::prove_batch`]
-    /// may have in [`Backend::evaluate`] at once. 1 (the default) proves them
-    /// one after another; the GPU backend says 2 when `params` is resident
-    /// and device memory allows, so one partition's H step (CPU staging of
-    /// a, b, c and the transforms) overlaps the previous partition's MSMs.
+    /// How many partitions against `params` may be inside
+    /// [`Backend::evaluate`] on this backend at once: the engine's per-device
+    /// limit, which is how device memory enters its budget. 1 (the default)
+    /// proves them one after another; the GPU backend says 2 when `params`
+    /// is resident and two working sets fit beside it, so one partition's
+    /// H step (staging of a, b, c and the transforms) overlaps the previous
+    /// partition's MSMs.
     fn pipeline_depth(&self, params: &Parameters) -> usize {
         let _ = params;
         1
     }
+
+    /// Places a parameter set for proving on this backend, once per set:
+    /// a GPU backend uploads the bases when they fit (evicting the set it
+    /// held before only if `may_evict`), a CPU backend proves from host
+    /// memory. `set` holds the queries; `hollow` is the same set without
+    /// them ([`Parameters::without_queries`]). [`Placement::Resident`] means
+    /// later partitions are proved against `hollow` and the host copy is
+    /// not needed by this backend; [`Placement::Host`] means they are
+    /// proved against `set`, which must stay in host memory.
+    fn place(
+        &self,
+        set: &Arc<Parameters>,
+        hollow: &Arc<Parameters>,
+        may_evict: bool,
+    ) -> Result<Placement> {
+        let _ = (set, hollow, may_evict);
+        Ok(Placement::Host)
+    }
+
+    /// Forgets a set placed with [`Backend::place`] (frees its device
+    /// memory). `key` is whichever of the two `Arc`s partitions are proved
+    /// against. Sets this backend does not hold are ignored.
+    fn evict(&self, key: &Parameters) {
+        let _ = key;
+    }
+
+    /// Free and total device memory in bytes (`None` for the CPU).
+    fn memory_info(&self) -> Option<(u64, u64)> {
+        None
+    }
+}
+
+/// Where [`Backend::place`] put a parameter set.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Placement {
+    /// Proved from the host copy (CPU backend, or bases uploaded per
+    /// partition from page-locked host memory).
+    Host,
+    /// The bases live on the device; the host copy is not needed.
+    Resident,
 }
 
 /// Checks that a synthesized partition fits the parameters; every size the
@@ -57,6 +100,7 @@ pub trait Backend: Send + Sync + std::fmt::Debug {
 /// is a clear error rather than a wrong proof.
 pub fn check_shape(params: &Parameters, pa: &ProvingAssignment) -> Result<()> {
     let m = params.domain_size();
+    let counts = params.counts();
     let n = pa.a.len();
     let err = |s: String| Err(Groth16Error::Mismatch(s));
     if n.max(1).next_power_of_two() != m {
@@ -68,32 +112,43 @@ pub fn check_shape(params: &Parameters, pa: &ProvingAssignment) -> Result<()> {
     if pa.input_assignment.len() != params.vk.ic.len() {
         return err(format!(
             "circuit has {} public inputs, parameters expect {}",
-            pa.input_assignment.len() - 1,
-            params.vk.ic.len() - 1
+            pa.input_assignment.len().saturating_sub(1),
+            params.vk.ic.len().saturating_sub(1)
         ));
     }
-    if pa.aux_assignment.len() != params.l.len() {
+    if pa.aux_assignment.len() != counts.l {
         return err(format!(
             "circuit has {} aux variables, parameters have {} L points",
             pa.aux_assignment.len(),
-            params.l.len()
+            counts.l
         ));
     }
     let a_needed = pa.input_assignment.len() + pa.a_aux_density.count_ones();
-    if a_needed != params.a.len() {
+    if a_needed != counts.a {
         return err(format!(
             "A query: circuit needs {a_needed} points, parameters have {}",
-            params.a.len()
+            counts.a
         ));
     }
     let b_needed = pa.b_input_density.count_ones() + pa.b_aux_density.count_ones();
-    if b_needed != params.b_g1.len() {
+    if b_needed != counts.b {
         return err(format!(
             "B query: circuit needs {b_needed} points, parameters have {}",
-            params.b_g1.len()
+            counts.b
         ));
     }
     Ok(())
+}
+
+/// The error for a backend asked to prove from a set whose queries were
+/// released from host memory and that it does not hold itself.
+pub fn released_error(backend: String) -> Groth16Error {
+    Groth16Error::Backend {
+        backend,
+        message: "the parameters' queries were released from host memory (they are resident on \
+                  another device); load the set again for this backend"
+            .into(),
+    }
 }
 
 /// The CPU backend: rayon NTTs and blst-based MSMs with the zero/one/tail split.
@@ -113,6 +168,9 @@ impl Backend for CpuBackend {
     ) -> Result<ProofParts> {
         use cuzk_msm as msm;
         check_shape(params, &pa)?;
+        if !params.has_queries() {
+            return Err(released_error(self.name()));
+        }
         let ProvingAssignment {
             a,
             b,

@@ -155,19 +155,43 @@ pub(crate) fn read_section_with<P: Encoded>(
             })?,
         what,
     )?;
-    // Chunks of 1024 points amortise rayon's scheduling; each point costs
-    // ~1 µs (trusted) to ~100 µs (full check), so this still balances well.
-    bytes
-        .par_chunks(P::UNCOMPRESSED * 1024)
+    // An indexed parallel map collects straight into the final vector
+    // (a fallible or flattened one would gather per-thread pieces and copy
+    // them again: tens of GB at 2^27). A bad point is remembered by index
+    // (the lowest wins, as in a sequential read) and replaced by the
+    // identity until the section is done.
+    let first_bad = std::sync::atomic::AtomicUsize::new(usize::MAX);
+    let points: Vec<P> = bytes
+        .par_chunks_exact(P::UNCOMPRESSED)
         .enumerate()
-        .flat_map_iter(|(ci, chunk)| {
-            progress(chunk.len());
-            chunk
-                .chunks_exact(P::UNCOMPRESSED)
-                .enumerate()
-                .map(move |(i, b)| decode_point::<P>(b, mode, what, ci * 1024 + i))
+        .map(|(i, b)| {
+            if i % 1024 == 0 {
+                progress(P::UNCOMPRESSED * 1024.min(n - i));
+            }
+            match decode_point::<P>(b, mode, what, i) {
+                Ok(p) => p,
+                Err(_) => {
+                    first_bad.fetch_min(i, std::sync::atomic::Ordering::Relaxed);
+                    P::identity()
+                }
+            }
         })
-        .collect()
+        .collect();
+    match first_bad.into_inner() {
+        usize::MAX => Ok(points),
+        i => Err(decode_point::<P>(
+            &bytes[i * P::UNCOMPRESSED..(i + 1) * P::UNCOMPRESSED],
+            mode,
+            what,
+            i,
+        )
+        .err()
+        .unwrap_or(Groth16Error::BadPoint {
+            what,
+            index: i,
+            reason: "not a valid point encoding",
+        })),
+    }
 }
 
 /// Writes `u32 count ‖ points` (uncompressed), encoding 64 Ki points at a

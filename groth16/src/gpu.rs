@@ -52,7 +52,7 @@ use cuzk_synth::ProvingAssignment;
 use group::Group;
 use parking_lot::Mutex;
 
-use crate::backend::{check_shape, Backend, ProofParts};
+use crate::backend::{check_shape, Backend, Placement, ProofParts};
 use crate::error::{Groth16Error, Result};
 use crate::params::Parameters;
 use crate::timings::Timings;
@@ -105,8 +105,8 @@ struct ResidentSet {
 pub fn bases_bytes(params: &Parameters) -> u64 {
     let g1 = std::mem::size_of::<G1Affine>() as u64;
     let g2 = std::mem::size_of::<G2Affine>() as u64;
-    (params.h.len() + params.l.len() + params.a.len() + params.b_g1.len()) as u64 * g1
-        + params.b_g2.len() as u64 * g2
+    let c = params.counts();
+    (c.h + c.l + c.a + c.b) as u64 * g1 + c.b as u64 * g2
 }
 
 /// Device bytes one partition needs besides the bases: the H step's three
@@ -115,7 +115,7 @@ pub fn bases_bytes(params: &Parameters) -> u64 {
 /// the largest MSM).
 pub fn working_bytes(params: &Parameters) -> u64 {
     let n = params.domain_size() as u64;
-    let largest = n.max(params.l.len() as u64);
+    let largest = n.max(params.counts().l as u64);
     3 * n * 32 + largest * 48 + (64 << 20)
 }
 
@@ -137,6 +137,8 @@ pub struct GpuBackend {
     /// [`Backend::pipeline_depth`] for the resident set: 2 when it leaves
     /// room for two partitions' working sets, else 1.
     depth: std::sync::atomic::AtomicUsize,
+    /// How [`Backend::place`] places a set ([`GpuBackend::with_residency`]).
+    residency: Residency,
 }
 
 fn gpu_err(e: GpuError) -> Groth16Error {
@@ -168,7 +170,15 @@ impl GpuBackend {
             pinned: Mutex::new(Vec::new()),
             device_lock: Mutex::new(()),
             depth: std::sync::atomic::AtomicUsize::new(1),
+            residency: Residency::Auto,
         })
+    }
+
+    /// Sets how [`Backend::place`] places parameter sets (default
+    /// [`Residency::Auto`]).
+    pub fn with_residency(mut self, mode: Residency) -> Self {
+        self.residency = mode;
+        self
     }
 
     /// The device this backend runs on.
@@ -186,6 +196,23 @@ impl GpuBackend {
     /// [`Residency::Auto`], decides from free device memory; returns the
     /// residency in effect. Replaces any previously preloaded set.
     pub fn preload(&self, params: &Arc<Parameters>, mode: Residency) -> Result<Residency> {
+        self.preload_keyed(params, params, mode)
+    }
+
+    /// [`GpuBackend::preload`] of the queries of `set`, with later
+    /// partitions recognised by `key` (the same set, possibly without its
+    /// queries: [`Parameters::without_queries`]). A transient placement
+    /// needs the queries in `key`.
+    pub fn preload_keyed(
+        &self,
+        set: &Parameters,
+        key: &Arc<Parameters>,
+        mode: Residency,
+    ) -> Result<Residency> {
+        if !set.has_queries() {
+            return Err(crate::backend::released_error(self.name()));
+        }
+        let params = set;
         let mut slot = self.resident.lock();
         *slot = None; // free the old set before measuring free memory
         self.depth.store(1, std::sync::atomic::Ordering::Relaxed);
@@ -215,7 +242,7 @@ impl GpuBackend {
                 e => e,
             })?;
             *slot = Some(ResidentSet {
-                params: Arc::clone(params),
+                params: Arc::clone(key),
                 bases: Arc::new(bases),
             });
             // Two partitions in flight (one's H step beside the other's
@@ -230,9 +257,17 @@ impl GpuBackend {
             self.depth
                 .store(depth, std::sync::atomic::Ordering::Relaxed);
         } else {
-            self.pin(params);
+            if !key.has_queries() {
+                return Err(crate::backend::released_error(self.name()));
+            }
+            self.pin(key);
         }
         Ok(mode)
+    }
+
+    /// The set preloaded as resident, if any.
+    fn resident_key(&self) -> Option<Arc<Parameters>> {
+        self.resident.lock().as_ref().map(|r| Arc::clone(&r.params))
     }
 
     /// Page-locks the five queries of `params` for transient uploads. A
@@ -385,6 +420,62 @@ impl Backend for GpuBackend {
         }
     }
 
+    fn place(
+        &self,
+        set: &Arc<Parameters>,
+        hollow: &Arc<Parameters>,
+        may_evict: bool,
+    ) -> Result<Placement> {
+        let occupied = self
+            .resident_key()
+            .is_some_and(|k| !Arc::ptr_eq(&k, set) && !Arc::ptr_eq(&k, hollow));
+        if occupied && !may_evict {
+            // The resident set stays; this one streams from pinned host
+            // memory (replacing the pins of any earlier transient set, under
+            // the device lock so no upload reads from them meanwhile).
+            if !set.has_queries() {
+                return Err(crate::backend::released_error(self.name()));
+            }
+            let _g = self.device_lock.lock();
+            self.pin(set);
+            return Ok(Placement::Host);
+        }
+        let mode = self.residency;
+        // Resident sets are recognised by the hollow key, so the caller may
+        // drop the host copy; transient ones stream from the full set.
+        let key = match mode {
+            Residency::Transient => set,
+            _ => hollow,
+        };
+        match self.preload_keyed(set, key, mode)? {
+            Residency::Resident => Ok(Placement::Resident),
+            _ => {
+                if !Arc::ptr_eq(key, set) {
+                    // Auto chose transient: key the pins on the full set.
+                    self.preload_keyed(set, set, Residency::Transient)?;
+                }
+                Ok(Placement::Host)
+            }
+        }
+    }
+
+    fn evict(&self, key: &Parameters) {
+        if self.is_resident(key) {
+            self.unload();
+        } else if self
+            .pinned
+            .lock()
+            .first()
+            .is_some_and(|r| std::ptr::eq(Arc::as_ptr(r.owner()), key))
+        {
+            self.unpin();
+        }
+    }
+
+    fn memory_info(&self) -> Option<(u64, u64)> {
+        self.mem_info().ok()
+    }
+
     fn evaluate(
         &self,
         params: &Parameters,
@@ -397,12 +488,15 @@ impl Backend for GpuBackend {
         let bases: &Bases = match &resident {
             Some(b) => b,
             None => {
+                if !params.has_queries() {
+                    return Err(crate::backend::released_error(self.name()));
+                }
                 let _g = self.device_lock.lock();
                 transient_bases = timings.time("upload_bases", || self.upload(params))?;
                 &transient_bases
             }
         };
-        let n_h = params.h.len();
+        let n_h = params.counts().h;
 
         // CPU classification (rayon, on this thread) overlaps the device's
         // H step and H MSM (on a plain scoped thread). Not rayon::join: the

@@ -35,10 +35,10 @@ pub mod timings;
 pub mod verifier;
 pub mod vk;
 
-pub use backend::{check_shape, Backend, CpuBackend, ProofParts};
+pub use backend::{check_shape, released_error, Backend, CpuBackend, Placement, ProofParts};
 pub use encoding::CheckMode;
 pub use error::{panic_message, Groth16Error, Result};
-pub use params::{Parameters, ParamsInfo};
+pub use params::{Parameters, ParamsInfo, QueryCounts};
 pub use proof::{Proof, PROOF_BYTES};
 pub use prover::{assemble, prove, prove_assignment, prove_batch, ProofOutput, ProveOptions};
 pub use setup::{generate_parameters, parameters_from_shape, ToxicWaste};

@@ -28,6 +28,23 @@ pub struct Parameters {
     pub b_g1: Vec<G1Affine>,
     /// Bⱼ(τ) in G2, same filtering.
     pub b_g2: Vec<G2Affine>,
+    /// Set when the five queries were dropped from host memory
+    /// ([`Parameters::without_queries`]): their lengths, which the prover
+    /// still checks every partition against.
+    released: Option<QueryCounts>,
+}
+
+/// The lengths of the five queries.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct QueryCounts {
+    /// H points (domain − 1).
+    pub h: usize,
+    /// L points (aux variables).
+    pub l: usize,
+    /// A points.
+    pub a: usize,
+    /// B points in G1 (and in G2: the two are always equal).
+    pub b: usize,
 }
 
 /// Section sizes of a `.params` file, read from its header and counts only.
@@ -57,6 +74,66 @@ impl ParamsInfo {
 }
 
 impl Parameters {
+    /// Parameters from their verifying key and five queries.
+    pub fn new(
+        vk: VerifyingKey,
+        h: Vec<G1Affine>,
+        l: Vec<G1Affine>,
+        a: Vec<G1Affine>,
+        b_g1: Vec<G1Affine>,
+        b_g2: Vec<G2Affine>,
+    ) -> Self {
+        Self {
+            vk,
+            h,
+            l,
+            a,
+            b_g1,
+            b_g2,
+            released: None,
+        }
+    }
+
+    /// The lengths of the five queries (also of released ones).
+    pub fn counts(&self) -> QueryCounts {
+        self.released.unwrap_or(QueryCounts {
+            h: self.h.len(),
+            l: self.l.len(),
+            a: self.a.len(),
+            b: self.b_g1.len(),
+        })
+    }
+
+    /// False once the queries were dropped from host memory (the set lives
+    /// on a device; only a backend holding it can prove with it).
+    pub fn has_queries(&self) -> bool {
+        self.released.is_none()
+    }
+
+    /// The verifying key and the queries' lengths, without the queries
+    /// themselves: what the host keeps of a set that is resident on every
+    /// device (a 32 GiB PoRep set is ~47 GB the host cannot spare beside
+    /// its syntheses).
+    pub fn without_queries(&self) -> Self {
+        Self {
+            vk: self.vk.clone(),
+            h: Vec::new(),
+            l: Vec::new(),
+            a: Vec::new(),
+            b_g1: Vec::new(),
+            b_g2: Vec::new(),
+            released: Some(self.counts()),
+        }
+    }
+
+    /// Bytes of host memory the queries take (0 once released).
+    pub fn host_bytes(&self) -> u64 {
+        let g1 = std::mem::size_of::<G1Affine>() as u64;
+        let g2 = std::mem::size_of::<G2Affine>() as u64;
+        (self.h.len() + self.l.len() + self.a.len() + self.b_g1.len()) as u64 * g1
+            + self.b_g2.len() as u64 * g2
+    }
+
     /// Decodes parameters from bytes (e.g. an mmap'd file), points in parallel.
     pub fn from_bytes(bytes: &[u8], mode: CheckMode) -> Result<Self> {
         Self::from_bytes_with_progress(bytes, mode, &|_| {})
@@ -84,14 +161,7 @@ impl Parameters {
                 extra: r.remaining(),
             });
         }
-        let p = Self {
-            vk,
-            h,
-            l,
-            a,
-            b_g1,
-            b_g2,
-        };
+        let p = Self::new(vk, h, l, a, b_g1, b_g2);
         p.check_consistency()?;
         Ok(p)
     }
@@ -179,6 +249,11 @@ impl Parameters {
 
     /// Writes the parameters in bellperson's format.
     pub fn write(&self, w: &mut impl std::io::Write) -> Result<()> {
+        if !self.has_queries() {
+            return Err(Groth16Error::Mismatch(
+                "these parameters' queries were released from host memory".into(),
+            ));
+        }
         self.vk.write(w)?;
         write_section(&self.h, w)?;
         write_section(&self.l, w)?;
@@ -213,7 +288,7 @@ impl Parameters {
 
     /// Domain size m (H has m − 1 points).
     pub fn domain_size(&self) -> usize {
-        self.h.len() + 1
+        self.counts().h + 1
     }
 }
 

@@ -24,6 +24,8 @@ pub struct ProofOutput {
     pub inputs: Vec<Fr>,
     /// Where the time went.
     pub timings: Timings,
+    /// Wall time of the backend's evaluation (the device region).
+    pub evaluate: std::time::Duration,
 }
 
 /// Knobs of one proving call.
@@ -68,8 +70,11 @@ pub fn assemble(params: &Parameters, parts: &ProofParts, r: Fr, s: Fr) -> Result
     })
 }
 
-/// Proves one synthesized partition with given r, s (tests pin them; real
-/// callers draw them from a CSPRNG through [`prove`]).
+/// Proves one synthesized partition with given r, s: the one way a
+/// partition becomes a proof (backend evaluation → [`assemble`] → self-check
+/// against `pvk` when given). The engine calls it for every partition;
+/// [`prove`] and [`prove_batch`] are conveniences over it. Tests pin r, s;
+/// real callers draw them from a CSPRNG.
 pub fn prove_assignment(
     params: &Parameters,
     pvk: Option<&PreparedVerifyingKey>,
@@ -79,8 +84,10 @@ pub fn prove_assignment(
     backend: &dyn Backend,
 ) -> Result<ProofOutput> {
     let mut timings = Timings::default();
-    let inputs = pa.input_assignment[1..].to_vec();
+    let inputs = pa.input_assignment.get(1..).unwrap_or(&[]).to_vec();
+    let t = std::time::Instant::now();
     let parts = backend.evaluate(params, pa, &mut timings)?;
+    let evaluate = t.elapsed();
     let proof = timings.time("epilogue", || assemble(params, &parts, r, s))?;
     if let Some(pvk) = pvk {
         let ok = timings.time("verify", || verify_proof(pvk, &proof, &inputs))?;
@@ -94,6 +101,7 @@ pub fn prove_assignment(
         proof,
         inputs,
         timings,
+        evaluate,
     })
 }
 
@@ -107,12 +115,15 @@ pub fn prove<C: Circuit<Fr> + Send>(
     opts: ProveOptions,
 ) -> Result<ProofOutput> {
     let mut out = prove_batch(params, vec![circuit], backend, rng, opts)?;
-    Ok(out.pop().expect("one circuit in, one proof out"))
+    out.pop()
+        .ok_or_else(|| Groth16Error::Mismatch("no proof for one circuit".into()))
 }
 
-/// Proves a batch of circuits (e.g. the partitions of one PoRep) against one
-/// parameter set: synthesis of all circuits in parallel, then each through
-/// the backend in order. Proofs come back in input order.
+/// Proves a few circuits against one parameter set, for library users:
+/// synthesis of all circuits in parallel, then [`prove_assignment`] on each
+/// in order, r and s drawn from `rng` in input order. Nothing is pipelined
+/// here: batches of real size (partitions of many proofs, memory admission,
+/// several devices) go through the engine, `cuzk-scheduler`.
 pub fn prove_batch<C: Circuit<Fr> + Send>(
     params: &Parameters,
     circuits: Vec<C>,
@@ -125,98 +136,24 @@ pub fn prove_batch<C: Circuit<Fr> + Send>(
     // than grown (growth and page faults cost 10–20% of synthesis at 2^18).
     let hint = cuzk_synth::Shape {
         num_inputs: params.vk.ic.len(),
-        num_aux: params.l.len(),
+        num_aux: params.counts().l,
         num_constraints: params.domain_size(),
     };
     let assignments = synth_t.time("synthesis", || {
         cuzk_synth::synthesize_many_with_hint(circuits, hint)
     })?;
     let pvk = opts.self_check.then(|| params.vk.prepare());
-    let per = synth_t.stages()[0].1 / assignments.len().max(1) as u32;
-    // r, s drawn in input order whatever the pipelining, so a seeded rng
-    // gives the same proofs as a sequential run.
-    let jobs: Vec<_> = assignments
+    let per = synth_t.total() / assignments.len().max(1) as u32;
+    assignments
         .into_iter()
-        .map(|pa| (pa, Fr::random(&mut *rng), Fr::random(&mut *rng)))
-        .collect();
-    let one = |(pa, r, s): (ProvingAssignment, Fr, Fr)| -> Result<ProofOutput> {
-        let mut out = prove_assignment(params, pvk.as_ref(), pa, r, s, backend)?;
-        let mut t = Timings::default();
-        t.add("synthesis", per);
-        t.merge(&out.timings);
-        out.timings = t;
-        Ok(out)
-    };
-    let depth = backend.pipeline_depth(params).clamp(1, jobs.len().max(1));
-    if depth == 1 {
-        return jobs.into_iter().map(one).collect();
-    }
-    pipelined(jobs, depth, &one)
-}
-
-/// Runs `f` over `jobs` on `depth` threads, taking jobs in order, and
-/// returns the results in input order; after a failure (an error or a
-/// panic) no new job starts and the first error (in input order) is
-/// returned.
-fn pipelined<J: Send, T: Send>(
-    jobs: Vec<J>,
-    depth: usize,
-    f: &(dyn Fn(J) -> Result<T> + Sync),
-) -> Result<Vec<T>> {
-    use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-    use std::sync::Mutex;
-    let n = jobs.len();
-    let queue: Vec<Mutex<Option<J>>> = jobs.into_iter().map(|j| Mutex::new(Some(j))).collect();
-    let results: Vec<Mutex<Option<Result<T>>>> = (0..n).map(|_| Mutex::new(None)).collect();
-    let next = AtomicUsize::new(0);
-    let failed = AtomicBool::new(false);
-    std::thread::scope(|sc| {
-        for _ in 0..depth {
-            sc.spawn(|| loop {
-                if failed.load(Ordering::Relaxed) {
-                    break;
-                }
-                let i = next.fetch_add(1, Ordering::Relaxed);
-                let Some(job) = queue
-                    .get(i)
-                    .and_then(|q| q.lock().unwrap_or_else(|p| p.into_inner()).take())
-                else {
-                    break;
-                };
-                // A panicking partition becomes an error (and stops the
-                // batch) instead of tearing down the scope after the other
-                // worker has run through the rest.
-                let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| f(job)))
-                    .unwrap_or_else(|p| {
-                        Err(Groth16Error::Backend {
-                            backend: "pipeline".into(),
-                            message: format!(
-                                "partition {i} panicked: {}",
-                                crate::panic_message(&*p)
-                            ),
-                        })
-                    });
-                if r.is_err() {
-                    failed.store(true, Ordering::Relaxed);
-                }
-                *results[i].lock().unwrap_or_else(|p| p.into_inner()) = Some(r);
-            });
-        }
-    });
-    let mut out = Vec::with_capacity(n);
-    let mut first_err = None;
-    for r in results {
-        match r.into_inner().unwrap_or_else(|p| p.into_inner()) {
-            Some(Ok(v)) => out.push(v),
-            Some(Err(e)) => {
-                first_err.get_or_insert(e);
-            }
-            // Not started: a failure stopped the batch.
-            None => {}
-        }
-    }
-    match first_err {
-        Some(e) => Err(e),
-        None => Ok(out),
-    }
+        .map(|pa| {
+            let (r, s) = (Fr::random(&mut *rng), Fr::random(&mut *rng));
+            let mut out = prove_assignment(params, pvk.as_ref(), pa, r, s, backend)?;
+            let mut t = Timings::default();
+            t.add("synthesis", per);
+            t.merge(&out.timings);
+            out.timings = t;
+            Ok(out)
+        })
+        .collect()
 }

@@ -546,14 +546,7 @@ fn parameters_from_qap(
         delta_g2: (g2 * delta).to_affine(),
         ic,
     };
-    Ok(Parameters {
-        vk,
-        h,
-        l,
-        a,
-        b_g1,
-        b_g2,
-    })
+    Ok(Parameters::new(vk, h, l, a, b_g1, b_g2))
 }
 
 /// `[1, x, x², …]` of length n, computed in parallel blocks.

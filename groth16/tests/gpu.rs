@@ -128,42 +128,36 @@ fn gpu_matches_cpu_2_10_to_2_18() {
 
 #[test]
 #[ignore = "needs an NVIDIA GPU"]
-fn gpu_pipelined_batch_matches_cpu() {
-    // A resident set leaves room for two partitions in flight: the batch
-    // runs one partition's H step beside the previous one's MSMs, and the
-    // proofs (same seeded r, s per position) equal the CPU backend's.
+fn gpu_place_resident_hollow_key_and_depth() {
+    // The engine's way in: `place` keeps the bases resident, keyed by the
+    // hollow set (no host queries), with room for two partitions.
     let gpu = GpuBackend::new(0).unwrap();
-    for log in [12u32, 15] {
-        let params = params_for(log);
-        gpu.preload(&params, Residency::Resident).unwrap();
-        assert_eq!(gpu.pipeline_depth(&params), 2, "2^{log}: pipelined");
-        let other = params_for(log);
-        assert_eq!(gpu.pipeline_depth(&other), 1, "2^{log}: not resident");
-        let circuits = || {
-            (0..5)
-                .map(|i| BenchCircuit::new(log, 300 + i).unwrap())
-                .collect::<Vec<_>>()
-        };
-        let run = |be: &dyn Backend| {
-            let mut rng = ChaCha8Rng::seed_from_u64(u64::from(log));
-            cuzk_groth16::prove_batch(
-                &params,
-                circuits(),
-                be,
-                &mut rng,
-                cuzk_groth16::ProveOptions::default(),
-            )
-            .unwrap()
-        };
-        let g = run(&gpu);
-        let c = run(&CpuBackend);
-        for (k, (g, c)) in g.iter().zip(&c).enumerate() {
-            assert_eq!(g.proof.to_bytes(), c.proof.to_bytes(), "2^{log} proof {k}");
-            assert!(bp_verify(&params, &g.proof, &g.inputs));
-        }
-        gpu.unload();
-        assert_eq!(gpu.pipeline_depth(&params), 1);
-    }
+    let params = params_for(12);
+    let hollow = Arc::new(params.without_queries());
+    let got = gpu.place(&params, &hollow, true).unwrap();
+    assert_eq!(got, cuzk_groth16::Placement::Resident);
+    assert_eq!(gpu.pipeline_depth(&hollow), 2);
+    assert_eq!(gpu.pipeline_depth(&params), 1, "keyed by the hollow set");
+    let pvk = params.vk.prepare();
+    let pa = cuzk_synth::synthesize(BenchCircuit::new(12, 5).unwrap()).unwrap();
+    let (r, s) = (Fr::from(3u64), Fr::from(4u64));
+    let g = prove_assignment(&hollow, Some(&pvk), pa.clone(), r, s, &gpu).unwrap();
+    let c = prove_assignment(&params, None, pa.clone(), r, s, &CpuBackend).unwrap();
+    assert_eq!(g.proof.to_bytes(), c.proof.to_bytes());
+    // Another device's set may not be evicted: this one stays, the new one
+    // is proved from (pinned) host memory.
+    let other = params_for(12);
+    let other_hollow = Arc::new(other.without_queries());
+    assert_eq!(
+        gpu.place(&other, &other_hollow, false).unwrap(),
+        cuzk_groth16::Placement::Host
+    );
+    assert!(gpu.is_resident(&hollow));
+    // Evicted: the hollow key can no longer be proved on this device.
+    gpu.evict(&hollow);
+    assert!(!gpu.is_resident(&hollow));
+    assert!(prove_assignment(&hollow, None, pa, r, s, &gpu).is_err());
+    gpu.unload();
 }
 
 #[test]

@@ -14,7 +14,6 @@ use crate::error::EngineError;
 use crate::source::PartitionSource;
 use crate::sysinfo;
 use crate::timeline::{Event, EventKind};
-use cuzk_groth16::{Backend, Parameters};
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -40,6 +39,9 @@ pub struct BenchSpec {
     pub jobs: usize,
     /// Partitions per proof (what the sources return; recorded in the report).
     pub partitions: usize,
+    /// Verify every proof (off only for inputs that cannot verify, e.g.
+    /// random C1 outputs; the report records it).
+    pub self_check: bool,
 }
 
 /// The resource that limited throughput.
@@ -121,6 +123,9 @@ pub struct BenchReport {
     pub jobs: usize,
     /// Partitions per proof.
     pub partitions: usize,
+    /// Whether every proof was verified (false: inputs that cannot verify).
+    #[serde(default = "yes")]
+    pub self_check: bool,
     /// Synthesis concurrency (c).
     pub concurrency: usize,
     /// Per-job synthesis cap.
@@ -184,35 +189,40 @@ pub struct BenchRun {
     pub timeline: Vec<Event>,
 }
 
-/// Runs `spec.jobs` proofs through a fresh engine with `opts` (timeline
-/// forced on) and reports. `make_source(j)` returns the partitions of proof
-/// j. Failed proofs are counted in the report, not returned as an error;
+/// Runs `spec.jobs` proofs of the registered circuit `circuit_id` through
+/// `engine` (a fresh one, timeline on, so its counters and peaks are the
+/// run's) and reports. `make_source(j)` returns the partitions of proof j. Failed proofs are counted in the report, not returned as an error;
 /// an error means the engine could not run at all.
 pub fn bench(
-    opts: &EngineOptions,
-    backend: Arc<dyn Backend>,
-    params: Arc<Parameters>,
+    engine: &Engine,
+    circuit_id: &str,
     spec: &BenchSpec,
     make_source: &dyn Fn(usize) -> Arc<dyn PartitionSource>,
 ) -> Result<BenchRun, EngineError> {
     if spec.jobs == 0 {
         return Err(EngineError::Options("bench needs at least one job".into()));
     }
-    let mut opts = opts.clone();
-    opts.timeline = true;
+    if !engine.options().timeline {
+        return Err(EngineError::Options(
+            "bench needs an engine with the timeline on".into(),
+        ));
+    }
+    let opts = engine.options().clone();
     let cores = std::thread::available_parallelism()
         .map(|n| n.get())
         .unwrap_or(1);
-    let engine = Engine::new(opts.clone(), backend)?;
     let backend_name = engine.backend_name();
-    const CIRCUIT: &str = "bench";
-    engine.register_circuit(CIRCUIT, params);
+    engine.take_timeline();
 
     let mut cpu_samples = vec![(engine.now(), sysinfo::process_cpu_time())];
     let mut handles = Vec::with_capacity(spec.jobs);
     let mut results: Vec<Result<JobOutput, EngineError>> = Vec::with_capacity(spec.jobs);
     for j in 0..spec.jobs {
-        match engine.submit_blocking(JobSpec::new(CIRCUIT, make_source(j))) {
+        let mut job = JobSpec::new(circuit_id, make_source(j));
+        if !spec.self_check {
+            job = job.without_self_check();
+        }
+        match engine.submit_blocking(job) {
             Ok(h) => handles.push(h),
             Err(e) => results.push(Err(e)),
         }
@@ -223,13 +233,13 @@ pub fn bench(
     }
     let stats = engine.stats();
     let timeline = engine.take_timeline();
-    engine.shutdown();
 
     let mut report = analyze(&opts, &timeline, cores, &cpu_samples);
     report.label = spec.label.clone();
     report.backend = backend_name;
     report.jobs = spec.jobs;
     report.partitions = spec.partitions;
+    report.self_check = spec.self_check;
     report.peak_reserved_bytes = stats.memory_peak;
     report.peak_held_bytes = stats.memory_held_peak;
     report.memory_overcommit_bytes = stats.memory_overcommit;
@@ -243,6 +253,10 @@ pub fn bench(
         .collect();
     report.stages = stage_stats(&ok);
     Ok(BenchRun { report, timeline })
+}
+
+fn yes() -> bool {
+    true
 }
 
 /// Nearest-rank percentile of sorted samples.
@@ -330,6 +344,18 @@ type PartKey = (Option<u64>, Option<usize>);
 
 /// Pairs `start`/`end` events per (job, partition) into intervals, with the
 /// device of the start event.
+/// Merges sorted, possibly overlapping spans into disjoint ones.
+fn union(sorted: Vec<(f64, f64)>) -> Vec<(f64, f64)> {
+    let mut out: Vec<(f64, f64)> = Vec::with_capacity(sorted.len());
+    for (a, b) in sorted {
+        match out.last_mut() {
+            Some(last) if a <= last.1 => last.1 = last.1.max(b),
+            _ => out.push((a, b)),
+        }
+    }
+    out
+}
+
 fn intervals(timeline: &[Event], start: EventKind, end: EventKind) -> Vec<(Option<u32>, f64, f64)> {
     let mut open: HashMap<PartKey, (Option<u32>, f64)> = HashMap::new();
     let mut out = Vec::new();
@@ -409,6 +435,9 @@ pub(crate) fn analyze(
                 .map(|&(_, a, b)| (a, b))
                 .collect();
             iv.sort_by(|a, b| a.0.total_cmp(&b.0));
+            // Two partitions may be inside `evaluate` on one device at once
+            // (pipeline depth 2): busy time is the union of the spans.
+            let iv = union(iv);
             let busy = total(iv.iter().map(|&i| overlap(i, w)));
             device_busy_pct.push(100.0 * busy / len);
             for pair in iv.windows(2) {
@@ -450,6 +479,7 @@ pub(crate) fn analyze(
         backend: String::new(),
         jobs: 0,
         partitions: 0,
+        self_check: true,
         concurrency: opts.concurrency,
         partition_workers: opts.partition_workers,
         devices: nd,
@@ -538,6 +568,11 @@ fn classify(
 impl BenchReport {
     /// A human summary, a few aligned lines.
     pub fn summary(&self) -> String {
+        let check = if self.self_check {
+            ""
+        } else {
+            "self-check OFF (inputs cannot verify); "
+        };
         let f = |x: Option<f64>, unit: &str| {
             x.map(|v| format!("{v:.3}{unit}"))
                 .unwrap_or_else(|| "n/a".into())
@@ -547,7 +582,7 @@ impl BenchReport {
                 .unwrap_or_else(|| "n/a".into())
         };
         let mut s = format!(
-            "{} on {}: {} proofs x {} partitions, c={} (per job {}), {} device(s) x gw={}, budget {}\n",
+            "{check}{} on {}: {} proofs x {} partitions, c={} (per job {}), {} device(s) x gw={}, budget {}\n",
             self.label,
             self.backend,
             self.jobs,

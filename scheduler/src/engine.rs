@@ -11,10 +11,11 @@
 use crate::config::EngineOptions;
 use crate::error::{EngineError, Stage};
 use crate::source::{estimate_partition_bytes, PartitionSource};
+use crate::srs::{place_all, CircuitEntry, SrsInfo};
 use crate::timeline::{EngineStats, Event, EventKind};
 use cuzk_field::{Field, Fr};
 use cuzk_groth16::{
-    assemble, verify_proof, Backend, Parameters, PreparedVerifyingKey, Proof, Timings,
+    prove_assignment, Backend, CheckMode, Groth16Error, Parameters, Proof, Timings,
 };
 use cuzk_synth::ProvingAssignment;
 use parking_lot::{Condvar, Mutex, RwLock};
@@ -49,6 +50,16 @@ pub struct JobSpec {
     pub priority: i32,
     /// The partitions.
     pub source: Arc<dyn PartitionSource>,
+    /// Draw each partition's r, s from a ChaCha20 generator seeded with
+    /// this, in partition order, instead of the OS generator: for tests
+    /// and reproducible benchmarks only (proofs made this way are as
+    /// predictable as the seed). The same seed gives the same proof bytes
+    /// as `cuzk_groth16::prove_batch` with `ChaCha20Rng::seed_from_u64`.
+    pub seed: Option<u64>,
+    /// Verify every proof before it is returned (default). Off only for
+    /// benchmarks on inputs that cannot verify (random C1 outputs); such
+    /// proofs must never be handed out as valid.
+    pub self_check: bool,
 }
 
 impl std::fmt::Debug for JobSpec {
@@ -57,6 +68,7 @@ impl std::fmt::Debug for JobSpec {
             .field("circuit_id", &self.circuit_id)
             .field("priority", &self.priority)
             .field("partitions", &self.source.num_partitions())
+            .field("seeded", &self.seed.is_some())
             .finish()
     }
 }
@@ -68,7 +80,21 @@ impl JobSpec {
             circuit_id: circuit_id.into(),
             priority: 0,
             source,
+            seed: None,
+            self_check: true,
         }
+    }
+
+    /// Turns the self-check off (see [`JobSpec::self_check`]).
+    pub fn without_self_check(mut self) -> Self {
+        self.self_check = false;
+        self
+    }
+
+    /// Seeds r, s (see [`JobSpec::seed`]).
+    pub fn with_seed(mut self, seed: u64) -> Self {
+        self.seed = Some(seed);
+        self
     }
 
     /// Sets the priority.
@@ -203,11 +229,6 @@ impl JobHandle {
     }
 }
 
-struct CircuitEntry {
-    params: Arc<Parameters>,
-    pvk: PreparedVerifyingKey,
-}
-
 struct Done {
     proof: Proof,
     inputs: Vec<Fr>,
@@ -228,6 +249,9 @@ struct Job {
     next: usize,
     in_synth: usize,
     done: Vec<Option<Done>>,
+    /// Seeded r, s per partition ([`JobSpec::seed`]).
+    randomness: Option<Vec<(Fr, Fr)>>,
+    self_check: bool,
     remaining: usize,
     shared: Arc<JobShared>,
     submitted_at: f64,
@@ -249,6 +273,9 @@ struct Ready {
     queued: Instant,
     synthesis: Duration,
     circuit: Arc<CircuitEntry>,
+    /// Seeded r, s, else drawn from the OS at proving time.
+    rs: Option<(Fr, Fr)>,
+    self_check: bool,
 }
 
 struct SynthTask {
@@ -282,7 +309,12 @@ struct State {
     synth_busy: usize,
     gpu_busy: usize,
     device_load: Vec<usize>,
+    /// Time each device had at least one partition inside `evaluate`
+    /// (the union: with pipeline depth 2 two partitions overlap there).
     device_busy: Vec<Duration>,
+    device_busy_since: Vec<Option<Instant>>,
+    /// Host bytes held by parameter sets (part of `reserved`).
+    srs_bytes: u64,
     partitions_done: u64,
     jobs_done: u64,
     jobs_failed: u64,
@@ -309,13 +341,17 @@ impl State {
 
 struct Inner {
     opts: EngineOptions,
-    backend: Arc<dyn Backend>,
+    /// One backend per device, in `opts.devices` order.
+    backends: Vec<Arc<dyn Backend>>,
     state: Mutex<State>,
     synth_cv: Condvar,
     gpu_cv: Condvar,
     room_cv: Condvar,
-    device_locks: Vec<Mutex<()>>,
+    /// The SRS cache: registered parameter sets by circuit id.
     circuits: RwLock<HashMap<String, Arc<CircuitEntry>>>,
+    /// Held while a set is loaded or placed: one load at a time, so two
+    /// jobs on one file never load it twice and placements do not race.
+    loading: Mutex<()>,
     epoch: Instant,
     events: Option<Mutex<Vec<Event>>>,
 }
@@ -330,8 +366,16 @@ impl std::fmt::Debug for Engine {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Engine")
             .field("options", &self.inner.opts)
-            .field("backend", &self.inner.backend.name())
+            .field("backends", &self.backend_name())
             .finish()
+    }
+}
+
+/// The stage a failed [`prove_assignment`] failed in.
+fn stage_of(e: &Groth16Error) -> Stage {
+    match e {
+        Groth16Error::SelfCheck { .. } => Stage::Verify,
+        _ => Stage::Gpu,
     }
 }
 
@@ -341,8 +385,10 @@ fn panic_message(p: Box<dyn std::any::Any + Send>) -> String {
 
 impl Engine {
     /// Starts the workers: `concurrency` synthesis threads and
-    /// `gpu_workers_per_device` threads per device.
-    pub fn new(opts: EngineOptions, backend: Arc<dyn Backend>) -> Result<Self, EngineError> {
+    /// `gpu_workers_per_device` threads per device. `backends` has one
+    /// backend per device of `opts.devices`, in that order (each GPU its
+    /// own `GpuBackend`; CPU backends stand in for devices in tests).
+    pub fn new(opts: EngineOptions, backends: Vec<Arc<dyn Backend>>) -> Result<Self, EngineError> {
         let bad = |m: &str| Err(EngineError::Options(m.to_string()));
         if opts.concurrency == 0 {
             return bad("concurrency must be at least 1");
@@ -352,6 +398,13 @@ impl Engine {
         }
         if opts.devices.is_empty() {
             return bad("at least one device is needed");
+        }
+        if backends.len() != opts.devices.len() {
+            return Err(EngineError::Options(format!(
+                "{} devices listed but {} backends given (one per device)",
+                opts.devices.len(),
+                backends.len()
+            )));
         }
         if opts.gpu_workers_per_device == 0 {
             return bad("gpu_workers_per_device must be at least 1");
@@ -369,13 +422,14 @@ impl Engine {
         let state = State {
             device_load: vec![0; nd],
             device_busy: vec![Duration::ZERO; nd],
+            device_busy_since: vec![None; nd],
             ..State::default()
         };
         let inner = Arc::new(Inner {
             events: opts.timeline.then(|| Mutex::new(Vec::new())),
-            device_locks: (0..nd).map(|_| Mutex::new(())).collect(),
             opts,
-            backend,
+            backends,
+            loading: Mutex::new(()),
             state: Mutex::new(state),
             synth_cv: Condvar::new(),
             gpu_cv: Condvar::new(),
@@ -407,29 +461,97 @@ impl Engine {
         Ok(Self { inner, threads })
     }
 
+    /// An engine with the default configuration on one CPU backend (for
+    /// library users and tests without a GPU).
+    pub fn cpu() -> Result<Self, EngineError> {
+        let mut opts = crate::config::Config::default().engine_options()?;
+        opts.devices = vec![0];
+        Self::new(opts, vec![Arc::new(cuzk_groth16::CpuBackend)])
+    }
+
     /// The settings the engine runs with.
     pub fn options(&self) -> &EngineOptions {
         &self.inner.opts
     }
 
-    /// The backend's name.
+    /// The backends' names, comma-separated ("cpu", "cuda:0,cuda:1").
     pub fn backend_name(&self) -> String {
-        self.inner.backend.name()
+        let names: Vec<String> = self.inner.backends.iter().map(|b| b.name()).collect();
+        names.join(",")
     }
 
-    /// Makes parameters available to jobs under `id` (replacing any
-    /// earlier ones; jobs already submitted keep theirs).
-    pub fn register_circuit(&self, id: impl Into<String>, params: Arc<Parameters>) {
-        let pvk = params.vk.prepare();
-        self.inner
-            .circuits
-            .write()
-            .insert(id.into(), Arc::new(CircuitEntry { params, pvk }));
+    /// Makes parameters available to jobs under `id`, placed on every
+    /// device (replacing any earlier set of that id; jobs already
+    /// submitted keep theirs).
+    pub fn register_circuit(
+        &self,
+        id: impl Into<String>,
+        params: Arc<Parameters>,
+    ) -> Result<SrsInfo, EngineError> {
+        let _one = self.inner.loading.lock();
+        self.inner.install(id.into(), None, params, Duration::ZERO)
+    }
+
+    /// Loads the `.params` file at `path` under `id`, once: if `id` is
+    /// already registered from the same file this returns at once, and a
+    /// concurrent call for it waits for the first. `progress(done, total)`
+    /// reports decoded bytes. The set is then placed on every device.
+    pub fn load_circuit(
+        &self,
+        id: &str,
+        path: &std::path::Path,
+        mode: CheckMode,
+        progress: &(dyn Fn(usize, usize) + Sync),
+    ) -> Result<SrsInfo, EngineError> {
+        let _one = self.inner.loading.lock();
+        if let Some(e) = self.inner.circuits.read().get(id) {
+            if e.path.as_deref() == Some(path) {
+                *e.last_used.lock() = self.now();
+                return Ok(e.info(Arc::strong_count(e) > 1));
+            }
+        }
+        let t = Instant::now();
+        // The decoded set is in host memory until it is placed: reserve it
+        // (without waiting: loading is rare and bounded by the file).
+        let info = Parameters::inspect(path).map_err(|e| EngineError::Srs(e.to_string()))?;
+        let transient = info.bytes as u64;
+        self.inner.state.lock().reserve(transient);
+        let loaded = Parameters::load_with_progress(path, mode, progress);
+        self.inner.state.lock().release(transient);
+        let params = loaded.map_err(|e| EngineError::Srs(e.to_string()))?;
+        self.inner.install(
+            id.to_string(),
+            Some(path.to_path_buf()),
+            Arc::new(params),
+            t.elapsed(),
+        )
+    }
+
+    /// Forgets the set registered under `id`: its device memory is freed
+    /// and its host bytes leave the budget at once (a job still using the
+    /// set keeps its host copy alive until it ends). False when no such
+    /// set is registered.
+    pub fn evict_circuit(&self, id: &str) -> bool {
+        let _one = self.inner.loading.lock();
+        self.inner.evict(id)
     }
 
     /// Whether parameters are registered under `id`.
     pub fn has_circuit(&self, id: &str) -> bool {
         self.inner.circuits.read().contains_key(id)
+    }
+
+    /// The registered parameter sets.
+    pub fn circuits(&self) -> Vec<SrsInfo> {
+        let mut v: Vec<SrsInfo> = self
+            .inner
+            .circuits
+            .read()
+            .values()
+            .map(|e| e.info(Arc::strong_count(e) > 1))
+            .collect();
+        v.sort_by(|a, b| a.id.cmp(&b.id));
+        v
     }
 
     /// Submits a job; fails at once with [`EngineError::QueueFull`] when
@@ -519,6 +641,85 @@ impl Drop for Engine {
 }
 
 impl Inner {
+    /// Places `params` on every device and registers it under `id`
+    /// (called with `loading` held).
+    fn install(
+        &self,
+        id: String,
+        path: Option<std::path::PathBuf>,
+        params: Arc<Parameters>,
+        load: Duration,
+    ) -> Result<SrsInfo, EngineError> {
+        // A set of the same id is replaced: forget it first, so its device
+        // memory is free for the new one (jobs using it keep their Arc).
+        self.evict(&id);
+        let (keys, placements, depths) = place_all(
+            &self.backends,
+            &params,
+            |d| {
+                let map = self.circuits.read();
+                map.values()
+                    .filter(|e| e.placements[d] == cuzk_groth16::Placement::Resident)
+                    .min_by(|a, b| a.last_used.lock().total_cmp(&b.last_used.lock()))
+                    .map(|e| (e.id.clone(), Arc::strong_count(e) == 1))
+            },
+            |old| {
+                self.evict(old);
+            },
+        )?;
+        let host_bytes = if keys.iter().any(|k| k.has_queries()) {
+            params.host_bytes()
+        } else {
+            0
+        };
+        let device_bytes = {
+            let c = params.counts();
+            let g1 = std::mem::size_of::<cuzk_field::G1Affine>() as u64;
+            let g2 = std::mem::size_of::<cuzk_field::G2Affine>() as u64;
+            (c.h + c.l + c.a + c.b) as u64 * g1 + c.b as u64 * g2
+        };
+        let entry = Arc::new(CircuitEntry {
+            id: id.clone(),
+            path,
+            pvk: params.vk.prepare(),
+            keys,
+            placements,
+            depths,
+            host_bytes,
+            device_bytes,
+            load,
+            last_used: parking_lot::Mutex::new(self.secs(Instant::now())),
+        });
+        drop(params);
+        {
+            let mut st = self.state.lock();
+            st.srs_bytes += host_bytes;
+            st.reserve(host_bytes);
+        }
+        let info = entry.info(false);
+        self.circuits.write().insert(id, entry);
+        self.synth_cv.notify_all();
+        Ok(info)
+    }
+
+    /// Removes `id` from the cache and frees what it holds on each device
+    /// and in the budget (called with `loading` held).
+    fn evict(&self, id: &str) -> bool {
+        let Some(e) = self.circuits.write().remove(id) else {
+            return false;
+        };
+        for (be, key) in self.backends.iter().zip(&e.keys) {
+            be.evict(key);
+        }
+        {
+            let mut st = self.state.lock();
+            st.srs_bytes = st.srs_bytes.saturating_sub(e.host_bytes);
+            st.release(e.host_bytes);
+        }
+        self.synth_cv.notify_all();
+        true
+    }
+
     fn secs(&self, t: Instant) -> f64 {
         t.saturating_duration_since(self.epoch).as_secs_f64()
     }
@@ -540,7 +741,8 @@ impl Inner {
         if n == 0 {
             return Err(EngineError::EmptyJob);
         }
-        let (domain, inputs) = (circuit.params.domain_size(), circuit.params.vk.ic.len());
+        *circuit.last_used.lock() = self.secs(Instant::now());
+        let (domain, inputs) = (circuit.params().domain_size(), circuit.params().vk.ic.len());
         let mut bytes = Vec::with_capacity(n);
         let mut proving = Vec::with_capacity(n);
         for index in 0..n {
@@ -561,11 +763,16 @@ impl Inner {
                 });
             }
             let need = estimate_partition_bytes(&shape);
-            if need > self.opts.memory_budget {
+            // Parameter sets held in host memory are part of the budget.
+            let room = self
+                .opts
+                .memory_budget
+                .saturating_sub(self.state.lock().srs_bytes);
+            if need > room {
                 return Err(EngineError::BudgetTooSmall {
                     index,
                     need,
-                    budget: self.opts.memory_budget,
+                    budget: room,
                 });
             }
             bytes.push(need);
@@ -600,7 +807,15 @@ impl Inner {
                 next: 0,
                 in_synth: 0,
                 done: (0..n).map(|_| None).collect(),
+                randomness: spec.seed.map(|seed| {
+                    use rand::SeedableRng;
+                    let mut rng = rand_chacha::ChaCha20Rng::seed_from_u64(seed);
+                    (0..n)
+                        .map(|_| (Fr::random(&mut rng), Fr::random(&mut rng)))
+                        .collect()
+                }),
                 remaining: n,
+                self_check: spec.self_check,
                 shared: shared.clone(),
                 submitted_at: now,
             },
@@ -718,12 +933,13 @@ impl Inner {
             let alive = match st.jobs.get_mut(&task.job) {
                 Some(j) => {
                     j.in_synth -= 1;
-                    Some(j.circuit.clone())
+                    let rs = j.randomness.as_ref().map(|v| v[task.index]);
+                    Some((j.circuit.clone(), rs, j.self_check))
                 }
                 None => None,
             };
             match (res, alive) {
-                (Ok(pa), Some(circuit)) => {
+                (Ok(pa), Some((circuit, rs, self_check))) => {
                     let held = pa.memory_bytes() as u64;
                     let mut reserved = task.bytes;
                     if held > task.proving_bytes {
@@ -744,6 +960,8 @@ impl Inner {
                         queued: t1,
                         synthesis: t1 - t0,
                         circuit,
+                        rs,
+                        self_check,
                     });
                     self.event(
                         Event::new(self.secs(t1), EventKind::GpuQueued).part(task.job, task.index),
@@ -787,13 +1005,21 @@ impl Inner {
         }
         let aging = self.opts.aging;
         let jobs = &st.jobs;
-        let (i, _) = st.ready.iter().enumerate().max_by_key(|(_, r)| {
-            let p = jobs
-                .get(&r.job)
-                .map(|j| j.effective_priority(aging))
-                .unwrap_or(i64::MIN);
-            (p, Reverse(r.job), Reverse(r.index))
-        })?;
+        let load = st.device_load[d];
+        // A device takes another partition only while its backend has room
+        // for one more working set of that parameter set.
+        let (i, _) = st
+            .ready
+            .iter()
+            .enumerate()
+            .filter(|(_, r)| load < r.circuit.depths[d])
+            .max_by_key(|(_, r)| {
+                let p = jobs
+                    .get(&r.job)
+                    .map(|j| j.effective_priority(aging))
+                    .unwrap_or(i64::MIN);
+                (p, Reverse(r.job), Reverse(r.index))
+            })?;
         Some(st.ready.swap_remove(i))
     }
 
@@ -808,6 +1034,9 @@ impl Inner {
                     }
                     if let Some(r) = self.pick_ready(&mut st, d) {
                         st.gpu_busy += 1;
+                        if st.device_load[d] == 0 {
+                            st.device_busy_since[d] = Some(Instant::now());
+                        }
                         st.device_load[d] += 1;
                         if !st.ready.is_empty() {
                             // The loads changed: a worker of another device
@@ -828,102 +1057,104 @@ impl Inner {
                 queued,
                 synthesis,
                 circuit,
+                rs,
+                self_check,
             } = item;
-            let inputs = pa.input_assignment.get(1..).unwrap_or(&[]).to_vec();
-            let mut stages = Timings::default();
-            // The device region. With the CPU backend all of `evaluate` is
-            // in it; a GPU backend that splits preparation from kernels
-            // would narrow it to the kernels.
-            let (res, g0, g1) = {
-                let _device = self.device_locks[d].lock();
-                let g0 = Instant::now();
-                self.event(
-                    Event::new(self.secs(g0), EventKind::GpuStart)
-                        .part(job, index)
-                        .device(device, w),
-                );
-                let res = catch_unwind(AssertUnwindSafe(|| {
-                    self.backend.evaluate(&circuit.params, pa, &mut stages)
-                }));
-                (res, g0, Instant::now())
+            // The one way a partition is proved (evaluate → assemble →
+            // self-check), with fresh r, s. No engine lock around it: the
+            // backend serialises what must be serialised on its device,
+            // and `depths` bounds how many partitions are inside at once.
+            let backend = &self.backends[d];
+            let key = &circuit.keys[d];
+            let g0 = Instant::now();
+            self.event(
+                Event::new(self.secs(g0), EventKind::GpuStart)
+                    .part(job, index)
+                    .device(device, w),
+            );
+            let res = catch_unwind(AssertUnwindSafe(|| {
+                let (r, s) = rs.unwrap_or_else(|| {
+                    (Fr::random(rand::rngs::OsRng), Fr::random(rand::rngs::OsRng))
+                });
+                let pvk = self_check.then_some(&circuit.pvk);
+                prove_assignment(key, pvk, pa, r, s, backend.as_ref())
+            }));
+            let res = match res {
+                Ok(Ok(out)) => Ok(out),
+                Ok(Err(e)) => Err((stage_of(&e), e.to_string())),
+                Err(p) => Err((Stage::Gpu, panic_message(p))),
             };
+            let g1 = res
+                .as_ref()
+                .map_or_else(|_| Instant::now(), |out| g0 + out.evaluate);
             self.event(
                 Event::new(self.secs(g1), EventKind::GpuEnd)
                     .part(job, index)
                     .device(device, w),
             );
-            let mut at = self.secs(g0);
-            for (name, dur) in stages.stages() {
-                let s = dur.as_secs_f64();
-                self.event(
-                    Event::new(at, EventKind::Stage)
-                        .part(job, index)
-                        .device(device, w)
-                        .name(*name)
-                        .dur(s),
-                );
-                at += s;
-            }
             {
                 let mut st = self.state.lock();
                 st.release(reserved);
                 st.unhold(held);
-                st.device_busy[d] += g1 - g0;
                 st.device_load[d] -= 1;
+                if st.device_load[d] == 0 {
+                    if let Some(since) = st.device_busy_since[d].take() {
+                        st.device_busy[d] += since.elapsed();
+                    }
+                }
                 st.gpu_busy -= 1;
             }
             self.synth_cv.notify_all();
             self.gpu_cv.notify_all();
 
-            let res = match res {
-                Ok(Ok(parts)) => Ok(parts),
-                Ok(Err(e)) => Err((Stage::Gpu, e.to_string())),
-                Err(p) => Err((Stage::Gpu, panic_message(p))),
-            };
-            let res = res.and_then(|parts| {
-                let a0 = Instant::now();
-                let (r, s) = (Fr::random(rand::rngs::OsRng), Fr::random(rand::rngs::OsRng));
-                let proof = assemble(&circuit.params, &parts, r, s)
-                    .map_err(|e| (Stage::Assembly, e.to_string()))?;
-                let a1 = Instant::now();
-                self.event(
-                    Event::new(self.secs(a0), EventKind::Assembly)
-                        .part(job, index)
-                        .device(device, w)
-                        .dur((a1 - a0).as_secs_f64()),
-                );
-                let ok = verify_proof(&circuit.pvk, &proof, &inputs)
-                    .map_err(|e| (Stage::Verify, e.to_string()))?;
-                let v1 = Instant::now();
-                self.event(
-                    Event::new(self.secs(a1), EventKind::Verify)
-                        .part(job, index)
-                        .device(device, w)
-                        .dur((v1 - a1).as_secs_f64()),
-                );
-                if !ok {
-                    return Err((
-                        Stage::Verify,
-                        format!(
-                            "self-check failed: the proof just made does not verify (backend {})",
-                            self.backend.name()
-                        ),
-                    ));
+            let res = res.map(|out| {
+                let mut stages = Timings::default();
+                let (mut assembly, mut verify) = (Duration::ZERO, Duration::ZERO);
+                for (name, dur) in out.timings.stages() {
+                    match *name {
+                        "epilogue" => assembly += *dur,
+                        "verify" => verify += *dur,
+                        _ => stages.add(name, *dur),
+                    }
                 }
-                let times = PartitionTimes {
-                    synthesis,
-                    gpu_wait: g0 - queued,
-                    gpu: g1 - g0,
-                    stages: stages.clone(),
-                    assembly: a1 - a0,
-                    verify: v1 - a1,
-                    device,
-                };
-                Ok(Done {
-                    proof,
-                    inputs,
-                    times,
-                })
+                let mut at = self.secs(g0);
+                for (name, dur) in stages.stages() {
+                    let s = dur.as_secs_f64();
+                    self.event(
+                        Event::new(at, EventKind::Stage)
+                            .part(job, index)
+                            .device(device, w)
+                            .name(*name)
+                            .dur(s),
+                    );
+                    at += s;
+                }
+                let a0 = self.secs(g1);
+                self.event(
+                    Event::new(a0, EventKind::Assembly)
+                        .part(job, index)
+                        .device(device, w)
+                        .dur(assembly.as_secs_f64()),
+                );
+                self.event(
+                    Event::new(a0 + assembly.as_secs_f64(), EventKind::Verify)
+                        .part(job, index)
+                        .device(device, w)
+                        .dur(verify.as_secs_f64()),
+                );
+                Done {
+                    proof: out.proof,
+                    inputs: out.inputs,
+                    times: PartitionTimes {
+                        synthesis,
+                        gpu_wait: g0 - queued,
+                        gpu: g1 - g0,
+                        stages,
+                        assembly,
+                        verify,
+                        device,
+                    },
+                }
             });
 
             let mut st = self.state.lock();
@@ -1055,7 +1286,11 @@ impl Inner {
             device_busy_fraction: st
                 .device_busy
                 .iter()
-                .map(|d| (d.as_secs_f64() / up).min(1.0))
+                .zip(&st.device_busy_since)
+                .map(|(d, since)| {
+                    let open = since.map_or(Duration::ZERO, |s| s.elapsed());
+                    ((*d + open).as_secs_f64() / up).min(1.0)
+                })
                 .collect(),
             memory_reserved: st.reserved,
             memory_peak: st.peak,
@@ -1063,6 +1298,7 @@ impl Inner {
             memory_held: st.held,
             memory_held_peak: st.held_peak,
             memory_overcommit: st.overcommit,
+            memory_srs: st.srs_bytes,
             budget_wait_s: (st.budget_wait
                 + st.budget_blocked_since
                     .map(|s| s.elapsed())

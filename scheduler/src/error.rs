@@ -92,6 +92,9 @@ pub enum EngineError {
         /// The budget.
         budget: u64,
     },
+    /// A parameter set could not be loaded or placed on a device.
+    #[error("parameters: {0}")]
+    Srs(String),
     /// The engine already holds `queue_capacity` unfinished jobs.
     #[error("queue full: {0} unfinished jobs (raise [daemon] queue_capacity or wait)")]
     QueueFull(usize),

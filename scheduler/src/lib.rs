@@ -39,6 +39,7 @@ pub mod config;
 pub mod engine;
 pub mod error;
 pub mod source;
+pub mod srs;
 pub mod sysinfo;
 pub mod timeline;
 
@@ -49,4 +50,5 @@ pub use error::{ConfigError, EngineError, Stage};
 pub use source::{
     estimate_partition_bytes, AssignmentSource, CircuitSource, PartitionSource, SourceError,
 };
+pub use srs::SrsInfo;
 pub use timeline::{write_json_lines, EngineStats, Event, EventKind};

@@ -8,6 +8,18 @@ use cuzk_scheduler::{
 };
 use std::sync::Arc;
 
+/// `bench` on a fresh engine with one test backend per device.
+fn run_bench(
+    opts: &EngineOptions,
+    spec: &BenchSpec,
+    make: &dyn Fn(usize) -> Arc<dyn cuzk_scheduler::PartitionSource>,
+) -> Result<cuzk_scheduler::BenchRun, cuzk_scheduler::EngineError> {
+    let be: Arc<dyn cuzk_groth16::Backend> = Arc::new(TestBackend::default());
+    let e = cuzk_scheduler::Engine::new(opts.clone(), vec![be; opts.devices.len()])?;
+    e.register_circuit("bench", params())?;
+    bench(&e, "bench", spec, make)
+}
+
 #[test]
 fn bench_reports_every_field() {
     let opts = EngineOptions::small(2, 2, 1 << 40);
@@ -15,15 +27,9 @@ fn bench_reports_every_field() {
         label: "tiny".into(),
         jobs: 3,
         partitions: 2,
+        self_check: true,
     };
-    let run = bench(
-        &opts,
-        Arc::new(TestBackend::default()),
-        params(),
-        &spec,
-        &|j| source(j as u64 + 1, 2, Inject::None),
-    )
-    .unwrap();
+    let run = run_bench(&opts, &spec, &|j| source(j as u64 + 1, 2, Inject::None)).unwrap();
     let r = &run.report;
     assert_eq!(
         (r.jobs, r.partitions, r.completed_jobs, r.failed_jobs),
@@ -120,24 +126,19 @@ fn bench_counts_failed_proofs() {
         label: "tiny".into(),
         jobs: 3,
         partitions: 2,
+        self_check: true,
     };
-    let run = bench(
-        &opts,
-        Arc::new(TestBackend::default()),
-        params(),
-        &spec,
-        &|j| {
-            source(
-                j as u64 + 1,
-                2,
-                if j == 1 {
-                    Inject::Fail(0)
-                } else {
-                    Inject::None
-                },
-            )
-        },
-    )
+    let run = run_bench(&opts, &spec, &|j| {
+        source(
+            j as u64 + 1,
+            2,
+            if j == 1 {
+                Inject::Fail(0)
+            } else {
+                Inject::None
+            },
+        )
+    })
     .unwrap();
     assert_eq!((run.report.completed_jobs, run.report.failed_jobs), (2, 1));
     assert_eq!(run.report.errors.len(), 1);
@@ -146,12 +147,8 @@ fn bench_counts_failed_proofs() {
         "{:?}",
         run.report.errors
     );
-    assert!(bench(
-        &opts,
-        Arc::new(TestBackend::default()),
-        params(),
-        &BenchSpec { jobs: 0, ..spec },
-        &|_| { source(1, 1, Inject::None) }
-    )
+    assert!(run_bench(&opts, &BenchSpec { jobs: 0, ..spec }, &|_| {
+        source(1, 1, Inject::None)
+    })
     .is_err());
 }

@@ -14,9 +14,23 @@ use std::time::{Duration, Instant};
 
 const BIG: u64 = 1 << 40;
 
+/// Host bytes of the registered test parameters: the engine counts them
+/// in its budget (the CPU backend proves from the host copy).
+fn srs() -> u64 {
+    params().host_bytes()
+}
+
+/// One backend per device: the same counting backend stands in for each.
+fn backends(opts: &EngineOptions, b: Arc<TestBackend>) -> Vec<Arc<dyn cuzk_groth16::Backend>> {
+    (0..opts.devices.len())
+        .map(|_| b.clone() as Arc<dyn cuzk_groth16::Backend>)
+        .collect()
+}
+
 fn engine(opts: EngineOptions, backend: Arc<TestBackend>) -> Engine {
-    let e = Engine::new(opts, backend).expect("engine");
-    e.register_circuit("tiny", params());
+    let be = backends(&opts, backend);
+    let e = Engine::new(opts, be).expect("engine");
+    e.register_circuit("tiny", params()).expect("register");
     e
 }
 
@@ -95,7 +109,7 @@ fn every_partition_proved_once_in_order_and_verified() {
     quiesce(&e);
     let s = e.stats();
     assert_eq!((s.partitions_done, s.jobs_done, s.jobs_failed), (20, 4, 0));
-    assert_eq!((s.memory_reserved, s.memory_held), (0, 0));
+    assert_eq!((s.memory_reserved, s.memory_held), (srs(), 0));
     assert_eq!(s.memory_overcommit, 0);
     assert_eq!(s.device_busy_fraction.len(), 2);
 
@@ -204,7 +218,7 @@ fn aging_keeps_low_priority_from_starving() {
 #[test]
 fn memory_budget_is_never_exceeded() {
     let per = estimate_partition_bytes(&shape());
-    let budget = 2 * per + per / 2;
+    let budget = 2 * per + per / 2 + srs();
     let backend = Arc::new(TestBackend::default());
     let mut opts = EngineOptions::small(4, 2, budget);
     opts.devices = vec![0, 1];
@@ -225,7 +239,7 @@ fn memory_budget_is_never_exceeded() {
     assert!(s.memory_held_peak <= budget);
     assert!(s.memory_held_peak > 0);
     assert_eq!(s.memory_overcommit, 0);
-    assert_eq!(s.memory_reserved, 0);
+    assert_eq!(s.memory_reserved, srs());
 
     // From the timeline: never more than two partitions alive (from the
     // start of synthesis to the end of the device region) at once.
@@ -260,7 +274,7 @@ fn memory_budget_is_never_exceeded() {
 fn a_partition_larger_than_the_budget_is_refused_not_hung() {
     let per = estimate_partition_bytes(&shape());
     let e = engine(
-        EngineOptions::small(1, 1, per - 1),
+        EngineOptions::small(1, 1, per - 1 + srs()),
         Arc::new(TestBackend::default()),
     );
     match e.submit(job(1, 2)) {
@@ -275,11 +289,11 @@ fn a_partition_larger_than_the_budget_is_refused_not_hung() {
     }
     // Exactly one partition's worth is enough (one at a time).
     let e = engine(
-        EngineOptions::small(2, 1, per),
+        EngineOptions::small(2, 1, per + srs()),
         Arc::new(TestBackend::default()),
     );
     e.submit(job(1, 3)).unwrap().wait().unwrap();
-    assert!(e.stats().memory_peak <= per);
+    assert!(e.stats().memory_peak <= per + srs());
 }
 
 #[test]
@@ -341,7 +355,7 @@ fn cancelling_a_running_job_releases_its_memory() {
     }
     quiesce(&e);
     let s = e.stats();
-    assert_eq!((s.memory_reserved, s.memory_held), (0, 0));
+    assert_eq!((s.memory_reserved, s.memory_held), (srs(), 0));
     // The engine still serves.
     e.submit(job(3, 2)).unwrap().wait().unwrap();
 }
@@ -391,7 +405,7 @@ fn a_failing_synthesis_fails_its_job_and_the_engine_keeps_serving() {
     quiesce(&e);
     let s = e.stats();
     assert_eq!((s.jobs_done, s.jobs_failed), (3, 2));
-    assert_eq!((s.memory_reserved, s.memory_held), (0, 0));
+    assert_eq!((s.memory_reserved, s.memory_held), (srs(), 0));
     let failed = e
         .timeline()
         .into_iter()
@@ -420,7 +434,7 @@ fn a_failing_backend_and_a_wrong_proof_fail_their_jobs_cleanly() {
     d.wait().unwrap();
     e.submit(job(5, 1)).unwrap().wait().unwrap();
     quiesce(&e);
-    assert_eq!(e.stats().memory_reserved, 0);
+    assert_eq!(e.stats().memory_reserved, srs());
 }
 
 #[test]
@@ -458,7 +472,7 @@ fn bad_submissions_are_typed_errors() {
         ..EngineOptions::small(1, 1, BIG)
     };
     assert!(matches!(
-        Engine::new(zero, Arc::new(TestBackend::default())),
+        Engine::new(zero, vec![Arc::new(TestBackend::default())]),
         Err(EngineError::Options(_))
     ));
     let nodev = EngineOptions {
@@ -466,12 +480,12 @@ fn bad_submissions_are_typed_errors() {
         ..EngineOptions::small(1, 1, BIG)
     };
     assert!(matches!(
-        Engine::new(nodev, Arc::new(TestBackend::default())),
+        Engine::new(nodev, vec![Arc::new(TestBackend::default())]),
         Err(EngineError::Options(_))
     ));
     let nomem = EngineOptions::small(1, 1, 0);
     assert!(matches!(
-        Engine::new(nomem, Arc::new(TestBackend::default())),
+        Engine::new(nomem, vec![Arc::new(TestBackend::default())]),
         Err(EngineError::Options(_))
     ));
 }

@@ -3,12 +3,11 @@
 //! medians and p95, peak RSS, and which resource bounded throughput.
 
 use crate::circuit::{param_cache, CircuitArgs};
-use crate::cmd::{backend, load_params, BackendChoice, ResidencyChoice};
+use crate::cmd::{engine, load_into, parse_devices, BackendChoice, ResidencyChoice};
 use crate::output::Ctx;
 use anyhow::{Context, Result};
-use cuzk_groth16::Parameters;
 use cuzk_scheduler::{
-    write_json_lines, BenchSpec, ByteSpec, CircuitSource, Config, PartitionSource,
+    write_json_lines, BenchRun, BenchSpec, ByteSpec, CircuitSource, Config, Engine, PartitionSource,
 };
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -55,24 +54,83 @@ pub struct Args {
     /// (auto), always resident, or streamed per partition (transient).
     #[arg(long, value_enum, default_value_t = ResidencyChoice::Auto)]
     pub residency: ResidencyChoice,
+    /// GPUs to use, e.g. `0,1` (default: all).
+    #[arg(long, value_parser = parse_devices)]
+    pub devices: Option<Vec<u32>>,
+}
+
+/// `cuzk bench porep`: PoRep C2 jobs from shape-correct random C1 outputs
+/// (real constraint count, real synthesis, real GPU work; the proofs
+/// cannot verify, so the self-check is off and the report says so).
+#[derive(clap::Args, Debug)]
+pub struct PorepArgs {
+    /// Sector size (2KiB, 8MiB, 512MiB, 32GiB, 64GiB).
+    #[arg(long, default_value = "32GiB")]
+    pub sector_size: String,
+    /// Directory of the v28 `.params` file (default: the config's
+    /// param_cache, else FIL_PROOFS_PARAMETER_CACHE, else
+    /// /var/tmp/filecoin-proof-parameters).
+    #[arg(long)]
+    pub param_cache: Option<PathBuf>,
+    /// Seed of the first random C1 (proof j uses seed + j).
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    #[command(flatten)]
+    pub engine: EngineArgs,
+}
+
+/// The engine knobs `cuzk bench` and `cuzk bench porep` share.
+#[derive(clap::Args, Debug)]
+pub struct EngineArgs {
+    /// Synthesis workers (c).
+    #[arg(short = 'c', long)]
+    pub concurrency: Option<usize>,
+    /// Proofs (jobs).
+    #[arg(short = 'j', long, default_value_t = 3)]
+    pub jobs: usize,
+    /// GPU workers per device.
+    #[arg(long)]
+    pub gw: Option<usize>,
+    /// Memory budget (`64GiB`, `80%`, `auto`).
+    #[arg(long)]
+    pub budget: Option<String>,
+    /// Engine configuration file.
+    #[arg(long)]
+    pub config: Option<PathBuf>,
+    /// Write the timeline (JSON lines) here.
+    #[arg(long)]
+    pub timeline: Option<PathBuf>,
+    #[arg(long, value_enum, default_value_t = BackendChoice::Auto)]
+    pub backend: BackendChoice,
+    #[arg(long, value_enum, default_value_t = ResidencyChoice::Auto)]
+    pub residency: ResidencyChoice,
+    /// GPUs to use, e.g. `0,1` (default: all).
+    #[arg(long, value_parser = parse_devices)]
+    pub devices: Option<Vec<u32>>,
 }
 
 /// The configuration file (or the defaults) with the flags applied.
-fn config(a: &Args) -> Result<Config> {
-    let mut cfg = match &a.config {
+fn config(
+    file: Option<&Path>,
+    concurrency: Option<usize>,
+    partition_workers: Option<usize>,
+    gw: Option<usize>,
+    budget: Option<&str>,
+) -> Result<Config> {
+    let mut cfg = match file {
         Some(p) => Config::load(p)?,
         None => Config::default(),
     };
-    if let Some(c) = a.concurrency {
+    if let Some(c) = concurrency {
         cfg.synthesis.concurrency = Some(c);
     }
-    if let Some(p) = a.partition_workers {
+    if let Some(p) = partition_workers {
         cfg.synthesis.partition_workers = Some(p);
     }
-    if let Some(g) = a.gw {
+    if let Some(g) = gw {
         cfg.gpus.gpu_workers_per_device = g;
     }
-    if let Some(b) = &a.budget {
+    if let Some(b) = budget {
         cfg.memory.budget = ByteSpec::parse(b).map_err(|e| anyhow::anyhow!("--budget: {e}"))?;
     }
     cfg.validate()
@@ -80,12 +138,12 @@ fn config(a: &Args) -> Result<Config> {
     Ok(cfg)
 }
 
-/// Cached test parameters for the circuit, generated on first use.
-fn params(ctx: &Ctx, circuit: &CircuitArgs, dir: &Path) -> Result<Parameters> {
+/// The bench circuit's test parameters in `dir`, generated once.
+fn params_file(ctx: &Ctx, circuit: &CircuitArgs, dir: &Path) -> Result<PathBuf> {
     let path = dir.join(format!("{}-setup0.params", circuit.shape_name()));
     if path.exists() {
-        match load_params(ctx, &path, false) {
-            Ok(p) => return Ok(p),
+        match cuzk_groth16::Parameters::inspect(&path) {
+            Ok(_) => return Ok(path),
             Err(e) => ctx.say(format!("cached parameters unusable ({e:#}); regenerating")),
         }
     }
@@ -96,23 +154,152 @@ fn params(ctx: &Ctx, circuit: &CircuitArgs, dir: &Path) -> Result<Parameters> {
     ));
     let p = crate::cmd::setup::generate(ctx, circuit, 0)?;
     crate::cmd::setup::save(&p, &path, None)?;
-    Ok(p)
+    Ok(path)
+}
+
+/// Runs the bench on `engine` and prints the report.
+fn report(
+    ctx: &Ctx,
+    engine: &Engine,
+    id: &str,
+    spec: &BenchSpec,
+    timeline: Option<&Path>,
+    make_source: &dyn Fn(usize) -> Arc<dyn PartitionSource>,
+) -> Result<BenchRun> {
+    let opts = engine.options();
+    let sp = ctx.spinner(&format!(
+        "{} proofs x {} partitions of {} (c={}, gw={}, devices {:?})",
+        spec.jobs,
+        spec.partitions,
+        spec.label,
+        opts.concurrency,
+        opts.gpu_workers_per_device,
+        opts.devices
+    ));
+    let run =
+        cuzk_scheduler::bench(engine, id, spec, make_source).context("the engine could not run")?;
+    sp.finish_and_clear();
+    if let Some(path) = timeline {
+        let mut f = std::io::BufWriter::new(
+            std::fs::File::create(path)
+                .with_context(|| format!("cannot create {}", path.display()))?,
+        );
+        write_json_lines(&run.timeline, &mut f)
+            .with_context(|| format!("cannot write {}", path.display()))?;
+    }
+    let r = &run.report;
+    if ctx.json {
+        println!("{}", serde_json::to_string(r)?);
+    } else {
+        ctx.say(r.summary());
+        if let Some(path) = timeline {
+            ctx.say(format!(
+                "timeline: {} events in {}",
+                run.timeline.len(),
+                path.display()
+            ));
+        }
+    }
+    if r.failed_jobs > 0 {
+        anyhow::bail!(
+            "{} of {} proofs failed; first: {}",
+            r.failed_jobs,
+            r.jobs,
+            r.errors.first().map(String::as_str).unwrap_or("?")
+        );
+    }
+    Ok(run)
+}
+
+/// `cuzk bench porep`.
+pub fn run_porep(ctx: &Ctx, a: PorepArgs) -> Result<()> {
+    let e = &a.engine;
+    anyhow::ensure!(e.jobs >= 1, "-j must be at least 1");
+    let cfg = config(
+        e.config.as_deref(),
+        e.concurrency,
+        None,
+        e.gw,
+        e.budget.as_deref(),
+    )?;
+    let mut opts = cfg.engine_options()?;
+    opts.timeline = true;
+    let size = cuzk_filecoin::parse_size(&a.sector_size)?;
+    let kind = cuzk_filecoin::SealProofKind::new(size, cuzk_filecoin::SealVersion::V1_1)?;
+    let dir =
+        cuzk_filecoin::resolve_param_dir(a.param_cache.as_deref(), cfg.srs.param_cache.as_deref());
+    let engine = engine(
+        opts,
+        e.backend,
+        e.residency,
+        e.devices.as_deref().unwrap_or(&[]),
+    )?;
+    // The jobs (random C1s) are built before the clock starts.
+    let sp = ctx.spinner("building random C1 outputs");
+    let mut jobs = Vec::with_capacity(e.jobs);
+    for j in 0..e.jobs {
+        let c1 = cuzk_filecoin::bench_c1::random_c1(&kind, a.seed + j as u64)?;
+        jobs.push(std::sync::Mutex::new(Some(
+            cuzk_filecoin::porep::porep_job(&c1, &dir, false)?,
+        )));
+    }
+    sp.finish_and_clear();
+    let (id, path, partitions) = {
+        let j = jobs[0].lock().unwrap_or_else(|p| p.into_inner());
+        let j = j.as_ref().context("job 0")?;
+        (
+            j.circuit_id.clone(),
+            j.params_path.clone(),
+            j.source.num_partitions(),
+        )
+    };
+    load_into(ctx, &engine, &id, &path, false)?;
+    ctx.say("self-check off: random C1 outputs give proofs that cannot verify");
+    let spec = BenchSpec {
+        label: format!("porep-{}", a.sector_size),
+        jobs: e.jobs,
+        partitions,
+        self_check: false,
+    };
+    let make = |j: usize| -> Arc<dyn PartitionSource> {
+        let job = jobs[j].lock().unwrap_or_else(|p| p.into_inner()).take();
+        match job {
+            Some(job) => job.source,
+            None => Arc::new(cuzk_scheduler::AssignmentSource::new(Vec::new())),
+        }
+    };
+    let run = report(ctx, &engine, &id, &spec, e.timeline.as_deref(), &make)?;
+    let _ = run;
+    Ok(())
 }
 
 pub fn run(ctx: &Ctx, a: Args) -> Result<()> {
     a.circuit.validate()?;
     anyhow::ensure!(a.jobs >= 1, "-j must be at least 1");
     anyhow::ensure!(a.partitions >= 1, "--partitions must be at least 1");
-    let cfg = config(&a)?;
-    let opts = cfg.engine_options()?;
+    let cfg = config(
+        a.config.as_deref(),
+        a.concurrency,
+        a.partition_workers,
+        a.gw,
+        a.budget.as_deref(),
+    )?;
+    let mut opts = cfg.engine_options()?;
+    opts.timeline = true;
     let dir = param_cache(
         a.param_cache
             .clone()
             .or_else(|| cfg.srs.param_cache.clone()),
     )?;
-    let params = Arc::new(params(ctx, &a.circuit, &dir)?);
-    let be: Arc<dyn cuzk_groth16::Backend> =
-        Arc::from(backend(a.backend, a.residency, Some(&params))?);
+    let path = params_file(ctx, &a.circuit, &dir)?;
+    let engine = engine(
+        opts,
+        a.backend,
+        a.residency,
+        a.devices.as_deref().unwrap_or(&[]),
+    )?;
+    const ID: &str = "bench";
+    load_into(ctx, &engine, ID, &path, false)?;
 
     // One shape for every partition, known without synthesizing where the
     // circuit can tell (the bench circuit), counted once otherwise.
@@ -136,43 +323,8 @@ pub fn run(ctx: &Ctx, a: Args) -> Result<()> {
         label: a.circuit.shape_name(),
         jobs: a.jobs,
         partitions: p,
+        self_check: true,
     };
-    let sp = ctx.spinner(&format!(
-        "{} proofs x {} partitions of {} (c={}, gw={})",
-        a.jobs, p, spec.label, opts.concurrency, opts.gpu_workers_per_device
-    ));
-    let run = cuzk_scheduler::bench(&opts, be, params, &spec, &make_source)
-        .context("the engine could not run")?;
-    sp.finish_and_clear();
-
-    if let Some(path) = &a.timeline {
-        let mut f = std::io::BufWriter::new(
-            std::fs::File::create(path)
-                .with_context(|| format!("cannot create {}", path.display()))?,
-        );
-        write_json_lines(&run.timeline, &mut f)
-            .with_context(|| format!("cannot write {}", path.display()))?;
-    }
-    let r = &run.report;
-    if ctx.json {
-        println!("{}", serde_json::to_string(r)?);
-    } else {
-        ctx.say(r.summary());
-        if let Some(path) = &a.timeline {
-            ctx.say(format!(
-                "timeline: {} events in {}",
-                run.timeline.len(),
-                path.display()
-            ));
-        }
-    }
-    if r.failed_jobs > 0 {
-        anyhow::bail!(
-            "{} of {} proofs failed; first: {}",
-            r.failed_jobs,
-            r.jobs,
-            r.errors.first().map(String::as_str).unwrap_or("?")
-        );
-    }
+    report(ctx, &engine, ID, &spec, a.timeline.as_deref(), &make_source)?;
     Ok(())
 }

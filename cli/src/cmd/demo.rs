@@ -2,10 +2,11 @@
 //! creates or reuses cached test parameters, proves, verifies, reports.
 
 use crate::circuit::{param_cache, CircuitArgs};
-use crate::cmd::{backend, load_params, BackendChoice, ResidencyChoice};
+use crate::cmd::{engine, load_params, BackendChoice, ResidencyChoice};
 use crate::output::{secs, timings_json, timings_text, Ctx};
 use anyhow::{Context, Result};
-use cuzk_groth16::{prove, verify_proof, Parameters, ProveOptions};
+use cuzk_groth16::{verify_proof, Parameters};
+use cuzk_scheduler::{CircuitSource, Config, JobSpec};
 use std::path::PathBuf;
 use std::time::Instant;
 
@@ -50,20 +51,30 @@ pub fn run(ctx: &Ctx, a: Args) -> Result<()> {
     let params_time = t0.elapsed();
 
     let params = std::sync::Arc::new(params);
-    let be = backend(a.backend, a.residency, Some(&params))?;
-    let circuit = a.circuit.build(a.circuit.witness_seed)?;
+    let e = engine(
+        Config::default().engine_options()?,
+        a.backend,
+        a.residency,
+        &[],
+    )?;
+    e.register_circuit("demo", params.clone())?;
+    let circuit = a.circuit.clone();
+    let seed = a.circuit.witness_seed;
+    let source = CircuitSource::new(1, None, move |_| circuit.build(seed).map_err(Into::into));
     let t1 = Instant::now();
-    let out = prove(
-        &params,
-        circuit,
-        be.as_ref(),
-        &mut rand::rngs::OsRng,
-        ProveOptions { self_check: false },
-    )
-    .context("proving failed")?;
+    let job = e
+        .submit(JobSpec::new("demo", std::sync::Arc::new(source)))
+        .and_then(|h| h.wait())
+        .context("proving failed")?;
     let prove_time = t1.elapsed();
+    let (proof, inputs, part) = (job.proofs[0], &job.inputs[0], &job.partitions[0]);
+    let mut timings = cuzk_groth16::Timings::default();
+    timings.add("synthesis", part.synthesis);
+    timings.merge(&part.stages);
+    timings.add("epilogue", part.assembly);
+    timings.add("self_check", part.verify);
     let t2 = Instant::now();
-    let ok = verify_proof(&params.vk.prepare(), &out.proof, &out.inputs)?;
+    let ok = verify_proof(&params.vk.prepare(), &proof, inputs)?;
     let verify_time = t2.elapsed();
     anyhow::ensure!(ok, "the proof did not verify");
 
@@ -71,12 +82,12 @@ pub fn run(ctx: &Ctx, a: Args) -> Result<()> {
         println!(
             "{}",
             serde_json::json!({
-                "circuit": a.circuit.shape_name(), "backend": be.name(), "domain": params.domain_size(),
+                "circuit": a.circuit.shape_name(), "backend": e.backend_name(), "domain": params.domain_size(),
                 "constraints_and_inputs_upper_bound": params.domain_size(),
                 "params": path, "params_generated": made, "params_seconds": secs(params_time),
-                "prove_seconds": secs(prove_time), "stages": timings_json(&out.timings),
+                "prove_seconds": secs(prove_time), "stages": timings_json(&timings),
                 "verify_seconds": secs(verify_time), "verified": ok,
-                "proof_hex": hex::encode(out.proof.to_bytes()),
+                "proof_hex": hex::encode(proof.to_bytes()),
             })
         );
     } else {
@@ -84,14 +95,14 @@ pub fn run(ctx: &Ctx, a: Args) -> Result<()> {
             "circuit {} (domain 2^{}), backend {}\nparameters {} {} in {:.2} s\nproved in {:.3} s:\n{}\nverified in {:.3} s: OK\nproof {}",
             a.circuit.shape_name(),
             params.domain_size().trailing_zeros(),
-            be.name(),
+            e.backend_name(),
             path.display(),
             if made { "generated" } else { "loaded" },
             params_time.as_secs_f64(),
             prove_time.as_secs_f64(),
-            timings_text(&out.timings),
+            timings_text(&timings),
             verify_time.as_secs_f64(),
-            hex::encode(out.proof.to_bytes()),
+            hex::encode(proof.to_bytes()),
         ));
     }
     Ok(())

@@ -1,6 +1,8 @@
 //! One module per subcommand.
 
 pub mod bench;
+pub mod client;
+pub mod daemon;
 pub mod demo;
 pub mod info;
 pub mod prove;
@@ -36,52 +38,108 @@ pub enum ResidencyChoice {
     Transient,
 }
 
-/// Resolves the backend choice to an implementation. With the GPU backend
-/// and `params`, the parameters' bases are placed once as `residency` says
-/// (see `cuzk_groth16::gpu::Residency`).
-pub fn backend(
+/// One backend per device: the listed GPUs (default: every GPU) when the
+/// choice resolves to the GPU, else one CPU backend. Returns the backends
+/// and their device ordinals, in the same order.
+pub fn backends(
     choice: BackendChoice,
     residency: ResidencyChoice,
-    params: Option<&std::sync::Arc<cuzk_groth16::Parameters>>,
-) -> Result<Box<dyn cuzk_groth16::Backend>> {
+    devices: &[u32],
+) -> Result<(Vec<std::sync::Arc<dyn cuzk_groth16::Backend>>, Vec<u32>)> {
     let gpu_present = cuzk_gpu::built_with_cuda() && cuzk_gpu::device_count() > 0;
     match choice {
-        BackendChoice::Cpu => Ok(Box::new(cuzk_groth16::CpuBackend)),
-        BackendChoice::Auto if !gpu_present => Ok(Box::new(cuzk_groth16::CpuBackend)),
-        BackendChoice::Auto | BackendChoice::Gpu => gpu_backend(residency, params),
+        BackendChoice::Cpu => Ok((vec![std::sync::Arc::new(cuzk_groth16::CpuBackend)], vec![0])),
+        BackendChoice::Auto if !gpu_present => {
+            Ok((vec![std::sync::Arc::new(cuzk_groth16::CpuBackend)], vec![0]))
+        }
+        BackendChoice::Auto | BackendChoice::Gpu => gpu_backends(residency, devices),
     }
+}
+
+/// The engine every proving command runs on: `opts` (from the config file
+/// and flags) with one backend per device; `devices` (`--devices`) picks
+/// GPUs, empty for all.
+pub fn engine(
+    mut opts: cuzk_scheduler::EngineOptions,
+    choice: BackendChoice,
+    residency: ResidencyChoice,
+    devices: &[u32],
+) -> Result<cuzk_scheduler::Engine> {
+    let (be, ordinals) = backends(choice, residency, devices)?;
+    opts.devices = ordinals;
+    cuzk_scheduler::Engine::new(opts, be).context("cannot start the engine")
+}
+
+/// Loads a `.params` file into the engine's SRS cache under `id`, with a
+/// progress bar, and says where it went and how long it took.
+pub fn load_into(
+    ctx: &crate::output::Ctx,
+    engine: &cuzk_scheduler::Engine,
+    id: &str,
+    path: &Path,
+    full_check: bool,
+) -> Result<cuzk_scheduler::SrsInfo> {
+    let mode = if full_check {
+        cuzk_groth16::CheckMode::Full
+    } else {
+        cuzk_groth16::CheckMode::Trusted
+    };
+    let total = std::fs::metadata(path).map_or(0, |m| m.len());
+    let bar = ctx.bytes_bar("params", total);
+    let info = engine
+        .load_circuit(id, path, mode, &|n, _| bar.inc(n as u64))
+        .with_context(|| format!("cannot load parameters {}", path.display()));
+    bar.finish_and_clear();
+    let info = info?;
+    let places: Vec<String> = info.placements.iter().map(|p| format!("{p:?}")).collect();
+    eprintln!(
+        "parameters {}: loaded once in {:.1} s ({:.1} GiB on each device where resident; host keeps {:.1} GiB); placement per device: {}",
+        path.display(),
+        info.load_s,
+        info.device_bytes as f64 / (1u64 << 30) as f64,
+        info.host_bytes as f64 / (1u64 << 30) as f64,
+        places.join(", ")
+    );
+    Ok(info)
 }
 
 #[cfg(feature = "cuda")]
-fn gpu_backend(
+fn gpu_backends(
     residency: ResidencyChoice,
-    params: Option<&std::sync::Arc<cuzk_groth16::Parameters>>,
-) -> Result<Box<dyn cuzk_groth16::Backend>> {
+    devices: &[u32],
+) -> Result<(Vec<std::sync::Arc<dyn cuzk_groth16::Backend>>, Vec<u32>)> {
     use cuzk_groth16::gpu::{GpuBackend, Residency};
-    let be = GpuBackend::new(0).context("cannot start the GPU backend")?;
-    if let Some(p) = params {
-        let mode = match residency {
-            ResidencyChoice::Auto => Residency::Auto,
-            ResidencyChoice::Resident => Residency::Resident,
-            ResidencyChoice::Transient => Residency::Transient,
-        };
-        let got = be
-            .preload(p, mode)
-            .context("cannot place the parameters on the GPU")?;
-        eprintln!("GPU parameters: {got:?}");
+    let mode = match residency {
+        ResidencyChoice::Auto => Residency::Auto,
+        ResidencyChoice::Resident => Residency::Resident,
+        ResidencyChoice::Transient => Residency::Transient,
+    };
+    let ordinals: Vec<u32> = if devices.is_empty() {
+        (0..cuzk_gpu::device_count() as u32).collect()
+    } else {
+        devices.to_vec()
+    };
+    anyhow::ensure!(!ordinals.is_empty(), "no GPU found");
+    let mut out: Vec<std::sync::Arc<dyn cuzk_groth16::Backend>> = Vec::new();
+    for &d in &ordinals {
+        let be = GpuBackend::new(d as usize)
+            .with_context(|| format!("cannot start the GPU backend on device {d}"))?
+            .with_residency(mode);
+        out.push(std::sync::Arc::new(be));
     }
-    Ok(Box::new(be))
+    Ok((out, ordinals))
 }
 
 #[cfg(not(feature = "cuda"))]
-fn gpu_backend(
+fn gpu_backends(
     _residency: ResidencyChoice,
-    _params: Option<&std::sync::Arc<cuzk_groth16::Parameters>>,
-) -> Result<Box<dyn cuzk_groth16::Backend>> {
+    _devices: &[u32],
+) -> Result<(Vec<std::sync::Arc<dyn cuzk_groth16::Backend>>, Vec<u32>)> {
     anyhow::bail!("this cuzk was built without CUDA (feature `cuda`); use --backend cpu")
 }
 
-/// Loads parameters with a progress bar (bytes decoded).
+/// Loads parameters with a progress bar (bytes decoded): for commands
+/// that need the parameters themselves, not a prover (verify, demo's cache).
 pub fn load_params(
     ctx: &crate::output::Ctx,
     path: &Path,
@@ -98,6 +156,17 @@ pub fn load_params(
         .context("cannot load parameters");
     bar.finish_and_clear();
     p
+}
+
+/// Parses `--devices 0,1`.
+pub fn parse_devices(s: &str) -> std::result::Result<Vec<u32>, String> {
+    s.split(',')
+        .map(|d| {
+            d.trim()
+                .parse::<u32>()
+                .map_err(|_| format!("--devices: {d:?} is not a device number"))
+        })
+        .collect()
 }
 
 /// Public inputs file: a JSON array of 32-byte little-endian hex strings

@@ -1,11 +1,12 @@
 //! `cuzk prove`: prove built-in circuits with a `.params` file.
 
 use crate::circuit::CircuitArgs;
-use crate::cmd::{backend, load_params, write_inputs, BackendChoice, ResidencyChoice};
+use crate::cmd::{engine, load_into, parse_devices, write_inputs, BackendChoice, ResidencyChoice};
 use crate::output::{secs, timings_json, timings_text, Ctx};
 use anyhow::{Context, Result};
-use cuzk_groth16::{prove_batch, Proof, ProveOptions};
+use cuzk_scheduler::{CircuitSource, Config, JobSpec};
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::time::Instant;
 
 #[derive(clap::Args, Debug)]
@@ -38,6 +39,12 @@ pub struct Args {
     /// Print the time of every stage.
     #[arg(long)]
     pub timings: bool,
+    /// GPUs to prove on, e.g. `0,1` (default: all).
+    #[arg(long, value_parser = parse_devices)]
+    pub devices: Option<Vec<u32>>,
+    /// Engine configuration file (TOML, see `scheduler/cuzk.example.toml`).
+    #[arg(long)]
+    pub config: Option<PathBuf>,
 }
 
 pub fn run(ctx: &Ctx, a: Args) -> Result<()> {
@@ -46,49 +53,56 @@ pub fn run(ctx: &Ctx, a: Args) -> Result<()> {
     let out_path = a.out.clone().context("--out is required")?;
     a.circuit.validate()?;
     anyhow::ensure!(a.count >= 1, "--count must be at least 1");
+    let cfg = match &a.config {
+        Some(p) => Config::load(p)?,
+        None => Config::default(),
+    };
+    let e = engine(
+        cfg.engine_options()?,
+        a.backend,
+        a.residency,
+        a.devices.as_deref().unwrap_or(&[]),
+    )?;
     let t0 = Instant::now();
-    let params = std::sync::Arc::new(load_params(ctx, &params_path, a.full_check)?);
+    const ID: &str = "prove";
+    load_into(ctx, &e, ID, &params_path, a.full_check)?;
     let load = t0.elapsed();
-    let be = backend(a.backend, a.residency, Some(&params))?;
-    let circuits = (0..a.count as u64)
-        .map(|i| a.circuit.build(a.circuit.witness_seed + i))
-        .collect::<Result<Vec<_>>>()?;
+    let circuit = a.circuit.clone();
+    let seed0 = a.circuit.witness_seed;
+    let source = CircuitSource::new(a.count, None, move |i| {
+        circuit.build(seed0 + i as u64).map_err(Into::into)
+    });
     let t1 = Instant::now();
-    let outs = prove_batch(
-        &params,
-        circuits,
-        be.as_ref(),
-        &mut rand::rngs::OsRng,
-        ProveOptions::default(),
-    )
-    .with_context(|| {
-        format!(
-            "proving {} with {}",
-            a.circuit.shape_name(),
-            params_path.display()
-        )
-    })?;
+    let out = e
+        .submit_blocking(JobSpec::new(ID, Arc::new(source)))
+        .and_then(|h| h.wait())
+        .with_context(|| {
+            format!(
+                "proving {} with {}",
+                a.circuit.shape_name(),
+                params_path.display()
+            )
+        })?;
     let prove_time = t1.elapsed();
-    let proofs: Vec<Proof> = outs.iter().map(|o| o.proof).collect();
-    std::fs::write(&out_path, Proof::many_to_bytes(&proofs))
+    std::fs::write(&out_path, out.proof_bytes())
         .with_context(|| format!("cannot write {}", out_path.display()))?;
     let inputs_path = a
         .inputs_out
         .clone()
         .unwrap_or_else(|| out_path.with_extension("inputs.json"));
-    write_inputs(
-        &inputs_path,
-        &outs.iter().map(|o| o.inputs.clone()).collect::<Vec<_>>(),
-    )?;
+    write_inputs(&inputs_path, &out.inputs)?;
     let mut total = cuzk_groth16::Timings::default();
-    for o in &outs {
-        total.merge(&o.timings);
+    for p in &out.partitions {
+        total.add("synthesis", p.synthesis);
+        total.merge(&p.stages);
+        total.add("epilogue", p.assembly);
+        total.add("verify", p.verify);
     }
     if ctx.json {
         println!(
             "{}",
             serde_json::json!({
-                "proofs": out_path, "inputs": inputs_path, "count": a.count, "backend": be.name(),
+                "proofs": out_path, "inputs": inputs_path, "count": a.count, "backend": e.backend_name(),
                 "load_seconds": secs(load), "prove_seconds": secs(prove_time), "stages": timings_json(&total),
             })
         );

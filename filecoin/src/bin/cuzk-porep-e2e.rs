@@ -15,7 +15,7 @@
 use cuzk_filecoin::{
     parse_size, prove_c2, testdata, verify_c2, C2Options, SealProofKind, SealVersion,
 };
-use cuzk_groth16::CpuBackend;
+
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
@@ -125,7 +125,13 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
     let sector_id = td.sector.meta.sector_id;
 
     let (w, c) = (Instant::now(), cpu_time());
-    let out = prove_c2(&c1, &C2Options::new(td.dirs.params.clone(), &CpuBackend))?;
+    let out = prove_c2(
+        &c1,
+        &C2Options::new(
+            td.dirs.params.clone(),
+            &cuzk_scheduler::Engine::cpu().unwrap(),
+        ),
+    )?;
     let (wall, cpu) = (w.elapsed(), cpu_time() - c);
     println!(
         "cuzk C2: {} partition(s), {} constraints, {} bytes, wall {wall:.2?}, cpu {cpu:.2?}",

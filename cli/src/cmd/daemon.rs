@@ -1,0 +1,127 @@
+//! `cuzk daemon`: the proving daemon (gRPC `cuzk.v1.ProvingEngine`, the
+//! protocol Curio speaks; HTTP `/metrics` and `/status`) until SIGTERM or
+//! SIGINT, then a graceful shutdown per `[daemon] on_shutdown`, exit 0.
+
+use crate::cmd::{backends, BackendChoice, ResidencyChoice};
+use crate::output::Ctx;
+use anyhow::{Context, Result};
+use cuzk_daemon::{Daemon, EngineHost, ServeOptions};
+use std::path::PathBuf;
+
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    /// Configuration file: the engine's TOML (scheduler/cuzk.example.toml)
+    /// with the daemon's keys in [daemon] (daemon/cuzk-daemon.example.toml).
+    #[arg(long)]
+    pub config: Option<PathBuf>,
+    /// gRPC TCP address host:port (overrides [daemon] listen).
+    #[arg(long)]
+    pub listen: Option<String>,
+    /// Also serve gRPC on this unix socket (overrides [daemon] unix_socket).
+    #[arg(long)]
+    pub unix_socket: Option<PathBuf>,
+    /// Serve gRPC on the unix socket only (no TCP).
+    #[arg(long, requires = "unix_socket")]
+    pub no_tcp: bool,
+    /// HTTP address for GET /metrics and /status; "" turns it off
+    /// (overrides [daemon] metrics_listen).
+    #[arg(long)]
+    pub metrics_listen: Option<String>,
+    /// Directory of parameters, the bench circuit's and Filecoin's v28 files
+    /// (overrides [srs] param_cache).
+    #[arg(long)]
+    pub param_cache: Option<PathBuf>,
+    /// Prover backend.
+    #[arg(long, value_enum, default_value_t = BackendChoice::Auto)]
+    pub backend: BackendChoice,
+}
+
+pub fn run(_ctx: &Ctx, a: Args) -> Result<()> {
+    init_logging();
+    let (mut cfg, mut settings) = match &a.config {
+        Some(p) => cuzk_daemon::load_config(p)?,
+        None => Default::default(),
+    };
+    if let Some(l) = &a.listen {
+        cfg.daemon.listen = l.clone();
+    }
+    if let Some(u) = &a.unix_socket {
+        settings.unix_socket = Some(u.clone());
+    }
+    if a.no_tcp {
+        settings.listen_tcp = false;
+    }
+    if let Some(m) = &a.metrics_listen {
+        settings.metrics_listen = m.clone();
+    }
+    if let Some(p) = &a.param_cache {
+        cfg.srs.param_cache = Some(p.clone());
+    }
+    cfg.validate()
+        .context("invalid settings (flags override the config file)")?;
+    settings
+        .validate()
+        .context("invalid settings (flags override the config file)")?;
+    let mut opts = cfg.engine_options()?;
+    let params = crate::circuit::param_cache(cfg.srs.param_cache.clone())?;
+    // Filecoin's v28 files: [srs] param_cache, else FIL_PROOFS_PARAMETER_CACHE,
+    // else /var/tmp/filecoin-proof-parameters.
+    let porep_params = cuzk_filecoin::resolve_param_dir(None, cfg.srs.param_cache.as_deref());
+    // One backend per device (every GPU, or those in [gpus] devices; else
+    // one CPU backend).
+    let (backends, ordinals) = backends(a.backend, ResidencyChoice::Auto, &cfg.gpus.devices)?;
+    opts.devices = ordinals;
+    // Each job has one blocking waiter thread; leave room for parameter
+    // loads and request checks beside a full queue.
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .max_blocking_threads(opts.queue_capacity + 64)
+        .thread_name("cuzk-daemon")
+        .build()
+        .context("cannot start the async runtime")?;
+    rt.block_on(async move {
+        let shutdown = shutdown_signal()?;
+        let host = EngineHost::start(
+            opts,
+            backends,
+            params,
+            porep_params,
+            settings.bench_max_log_size,
+        )?;
+        let daemon = Daemon::bind(ServeOptions::from_config(&cfg, settings), host).await?;
+        tracing::info!(
+            tcp = ?daemon.tcp_addr(),
+            http = ?daemon.http_addr(),
+            "cuzk daemon {} ready",
+            env!("CARGO_PKG_VERSION")
+        );
+        daemon.run(shutdown).await?;
+        anyhow::Ok(())
+    })
+}
+
+/// Resolves on the first SIGTERM or SIGINT. The handlers are installed
+/// before the daemon binds, so an early signal is not lost.
+fn shutdown_signal() -> Result<impl std::future::Future<Output = ()>> {
+    use tokio::signal::unix::{signal, SignalKind};
+    let mut term = signal(SignalKind::terminate()).context("cannot handle SIGTERM")?;
+    let mut int = signal(SignalKind::interrupt()).context("cannot handle SIGINT")?;
+    Ok(async move {
+        let which = tokio::select! {
+            _ = term.recv() => "SIGTERM",
+            _ = int.recv() => "SIGINT",
+        };
+        tracing::info!("{which}: shutting down");
+    })
+}
+
+/// Logs to stderr; `RUST_LOG` filters (default: info).
+fn init_logging() {
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
+        .with_writer(std::io::stderr)
+        .try_init();
+}
