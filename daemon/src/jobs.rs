@@ -19,6 +19,10 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 use tokio::sync::watch;
 
+/// Most early starts kept (a start of a job that ended in the same instant
+/// is never claimed; the oldest go first).
+const EARLY_STARTS: usize = 4096;
+
 /// The proof kinds, as the daemon tracks them.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize)]
 pub enum Kind {
@@ -168,6 +172,12 @@ struct State {
     in_flight: HashMap<String, String>,
     by_engine: HashMap<u64, String>,
     retained: VecDeque<String>,
+    /// Per device ordinal: the job whose partition is in its device region.
+    on_device: HashMap<u32, String>,
+    /// First synthesis start of engine jobs not attached yet: a poll of the
+    /// timeline can come between the engine accepting a job and `attach`.
+    /// Bounded by [`EARLY_STARTS`].
+    early_starts: std::collections::BTreeMap<u64, f64>,
     unfinished: usize,
     completed: u64,
     failed: u64,
@@ -295,6 +305,7 @@ impl Registry {
     ) {
         let mut st = self.state.lock();
         st.by_engine.insert(engine_id, id.to_string());
+        let early = st.early_starts.remove(&engine_id);
         let Some(r) = st.jobs.get_mut(id) else {
             return;
         };
@@ -303,7 +314,14 @@ impl Registry {
         r.engine_t = engine_t;
         r.srs_load = srs_load;
         if r.phase == Phase::Preparing {
-            r.phase = Phase::Queued;
+            r.phase = if early.is_some() {
+                Phase::Running
+            } else {
+                Phase::Queued
+            };
+        }
+        if let Some(t) = early {
+            r.first_start = Some(r.first_start.map_or(t, |s| s.min(t)));
         }
         let cancel = r.cancel_requested || st.shutdown_reason.is_some();
         drop(st);
@@ -419,6 +437,7 @@ impl Registry {
         if let Some(e) = engine_id {
             st.by_engine.remove(&e);
         }
+        st.on_device.retain(|_, j| j != id);
         match (outcome.status, counted) {
             (Status::Completed, _) => st.completed += 1,
             (Status::Failed, true) => st.failed += 1,
@@ -437,26 +456,59 @@ impl Registry {
         }
     }
 
-    /// Applies timeline events: a job whose partition started is running.
+    /// Applies timeline events: a job whose partition started is running;
+    /// a device's region holds the job of its last `gpu_start` until the
+    /// matching `gpu_end`.
     pub fn apply_events(&self, events: &[Event]) {
         if events.is_empty() {
             return;
         }
         let mut st = self.state.lock();
         for e in events {
-            if e.kind != EventKind::SynthStart {
-                continue;
-            }
-            let Some(id) = e.job.and_then(|j| st.by_engine.get(&j)).cloned() else {
+            let Some(j) = e.job else {
                 continue;
             };
-            if let Some(r) = st.jobs.get_mut(&id) {
-                r.first_start = Some(r.first_start.map_or(e.t, |s| s.min(e.t)));
-                if r.phase == Phase::Queued {
-                    r.phase = Phase::Running;
+            let Some(id) = st.by_engine.get(&j).cloned() else {
+                if e.kind == EventKind::SynthStart {
+                    let t = st.early_starts.entry(j).or_insert(e.t);
+                    *t = t.min(e.t);
+                    while st.early_starts.len() > EARLY_STARTS {
+                        st.early_starts.pop_first();
+                    }
                 }
+                continue;
+            };
+            match (e.kind, e.device) {
+                (EventKind::SynthStart, _) => {
+                    if let Some(r) = st.jobs.get_mut(&id) {
+                        r.first_start = Some(r.first_start.map_or(e.t, |s| s.min(e.t)));
+                        if r.phase == Phase::Queued {
+                            r.phase = Phase::Running;
+                        }
+                    }
+                }
+                (EventKind::GpuStart, Some(d)) => {
+                    st.on_device.insert(d, id);
+                }
+                (EventKind::GpuEnd, Some(d)) if st.on_device.get(&d) == Some(&id) => {
+                    st.on_device.remove(&d);
+                }
+                _ => {}
             }
         }
+    }
+
+    /// Per device ordinal: (job id, proof kind name) of the partition in
+    /// its device region now.
+    pub fn on_device(&self) -> HashMap<u32, (String, &'static str)> {
+        let st = self.state.lock();
+        st.on_device
+            .iter()
+            .filter_map(|(d, id)| {
+                let r = st.jobs.get(id)?;
+                (r.phase != Phase::Finished).then(|| (*d, (id.clone(), r.kind.name())))
+            })
+            .collect()
     }
 
     /// Unfinished jobs that run before job `id` (same or higher priority,

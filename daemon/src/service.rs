@@ -46,7 +46,12 @@ impl Shared {
     /// Status as `GetStatus` and `GET /status` report it.
     pub fn status(&self) -> StatusReport {
         self.jobs.apply_events(&self.host.take_events());
-        StatusReport::collect(&self.host, &self.jobs.counts(), self.started.elapsed())
+        StatusReport::collect(
+            &self.host,
+            &self.jobs.counts(),
+            &self.jobs.on_device(),
+            self.started.elapsed(),
+        )
     }
 
     /// The Prometheus text.

@@ -4,7 +4,20 @@
 use crate::engine_glue::{DeviceInfo, EngineHost, EngineStats, SrsInfo};
 use crate::jobs::{JobCounts, QueueCounts};
 use crate::pb;
+use std::collections::HashMap;
 use std::time::Duration;
+
+/// A device and the job in its device region now.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct DeviceStatus {
+    /// Ordinal, name, memory.
+    #[serde(flatten)]
+    pub info: DeviceInfo,
+    /// The job whose partition is in the device region (empty: idle).
+    pub current_job_id: String,
+    /// Its proof kind.
+    pub current_proof_kind: String,
+}
 
 /// A parameter set in memory and the unfinished jobs that use it.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
@@ -26,7 +39,7 @@ pub struct StatusReport {
     /// Seconds since start.
     pub uptime_seconds: u64,
     /// Devices.
-    pub devices: Vec<DeviceInfo>,
+    pub devices: Vec<DeviceStatus>,
     /// Parameter sets in memory.
     pub loaded_srs: Vec<LoadedSrs>,
     /// Unfinished jobs per proof kind.
@@ -43,7 +56,12 @@ pub struct StatusReport {
 
 impl StatusReport {
     /// Gathers the report.
-    pub fn collect(host: &EngineHost, counts: &JobCounts, uptime: Duration) -> Self {
+    pub fn collect(
+        host: &EngineHost,
+        counts: &JobCounts,
+        on_device: &HashMap<u32, (String, &'static str)>,
+        uptime: Duration,
+    ) -> Self {
         let loaded_srs = host
             .loaded()
             .into_iter()
@@ -60,7 +78,18 @@ impl StatusReport {
             version: env!("CARGO_PKG_VERSION").to_string(),
             backend: host.backend_name(),
             uptime_seconds: uptime.as_secs(),
-            devices: host.devices(),
+            devices: host
+                .devices()
+                .into_iter()
+                .map(|info| {
+                    let (job, kind) = on_device.get(&info.ordinal).cloned().unwrap_or_default();
+                    DeviceStatus {
+                        info,
+                        current_job_id: job,
+                        current_proof_kind: kind.to_string(),
+                    }
+                })
+                .collect(),
             loaded_srs,
             queues: counts.queues.clone(),
             total_proofs_completed: counts.completed,
@@ -78,13 +107,12 @@ impl StatusReport {
                 .devices
                 .iter()
                 .map(|d| pb::GpuStatus {
-                    ordinal: d.ordinal,
-                    name: d.name.clone(),
-                    vram_total_bytes: d.total_bytes,
-                    vram_free_bytes: d.free_bytes,
-                    // The engine places partitions, not jobs, on devices.
-                    current_job_id: String::new(),
-                    current_proof_kind: String::new(),
+                    ordinal: d.info.ordinal,
+                    name: d.info.name.clone(),
+                    vram_total_bytes: d.info.total_bytes,
+                    vram_free_bytes: d.info.free_bytes,
+                    current_job_id: d.current_job_id.clone(),
+                    current_proof_kind: d.current_proof_kind.clone(),
                 })
                 .collect(),
             loaded_srs: self

@@ -89,11 +89,17 @@ async fn cancel_queued_and_running_jobs() {
     let h = Harness::start().await;
     let mut c = h.client.clone();
     // One synthesis worker: the first job runs, the second waits behind it.
-    let running = c.submit_proof(bench(12, 32, 1)).await.unwrap().into_inner();
+    let running = c.submit_proof(bench(12, 64, 1)).await.unwrap().into_inner();
     let queued = c.submit_proof(bench(12, 2, 2)).await.unwrap().into_inner();
     assert_eq!(queued.queue_position, 1);
     h.wait_status("the first job to run", |s| {
         s.queues.iter().map(|q| q.in_progress).sum::<u32>() == 1
+    })
+    .await;
+    // Its partitions pass through the (virtual) device, and status says so.
+    h.wait_status("the running job on device 0", |s| {
+        s.gpus[0].current_job_id == running.job_id
+            && s.gpus[0].current_proof_kind == "CUZK_BENCH_CIRCUIT"
     })
     .await;
 
@@ -151,8 +157,9 @@ async fn cancel_queued_and_running_jobs() {
         .unwrap_err();
     assert_eq!(e.code(), tonic::Code::NotFound);
 
-    // The cancelled partitions give their memory back.
+    // The cancelled partitions give their memory back; the device is idle.
     h.wait_memory_returned().await;
+    assert_eq!(h.status().await.gpus[0].current_job_id, "");
     let text = h.metrics().await;
     assert_eq!(
         metric(

@@ -32,7 +32,12 @@ async fn porep_2kib_from_curio_wrapper_verifies_with_filecoin_proofs() {
     }))
     .unwrap();
     let params = td.dirs.params.clone();
-    let h = Harness::start_with(move |s| s.porep_params = Some(params)).await;
+    // The budget holds the parameter set (~1.1 GB at 2 KiB) and a partition.
+    let h = Harness::start_with(move |s| {
+        s.porep_params = Some(params);
+        s.opts.memory_budget = 6 << 30;
+    })
+    .await;
     let req = pb::SubmitProofRequest {
         request_id: format!("porep-1000-{sector}"),
         proof_kind: pb::ProofKind::PorepSealCommit as i32,

@@ -66,7 +66,7 @@ def free_port():
 class Daemon:
     """A `cuzk daemon` process with its own config and ports."""
 
-    def __init__(self, on_shutdown="drain", param_cache=PARAMS):
+    def __init__(self, on_shutdown="drain", param_cache=PARAMS, budget="1GiB"):
         assert CUZK.exists(), f"{CUZK} missing: cargo build -p cuzk (or set CUZK_BIN)"
         self.dir = Path(tempfile.mkdtemp(prefix="cuzk-py-daemon-"))
         self.port, self.http = free_port(), free_port()
@@ -89,7 +89,7 @@ concurrency = 1
 gpu_workers_per_device = 1
 
 [memory]
-budget = "1GiB"
+budget = "{budget}"
 """
         )
         self.log = open(self.dir / "daemon.log", "wb")
@@ -343,7 +343,8 @@ def test_porep_2kib_as_curio_sends_it_verifies_with_filecoin_proofs():
     wrapped = json.dumps(
         {"SectorNum": meta["sector_id"], "Phase1Out": base64.b64encode(inner).decode(), "SectorSize": 2048}
     ).encode()
-    d = Daemon(param_cache=params)
+    # The budget holds the parameter set (~1.1 GB at 2 KiB) and a partition.
+    d = Daemon(param_cache=params, budget="6GiB")
     try:
         r = d.stub.Prove(
             pb.ProveRequest(
