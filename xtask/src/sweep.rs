@@ -42,6 +42,11 @@ pub struct SweepArgs {
     /// Circuit family passed to `cuzk bench --circuit`.
     #[arg(long, default_value = "bench")]
     pub circuit: String,
+    /// Sweep the PoRep C2 of this sector size instead (`cuzk bench porep
+    /// --sector-size S`: 10 partitions per proof at 32 GiB, random C1s;
+    /// `--param-cache` names the folder of its `.params`).
+    #[arg(long)]
+    pub sector_size: Option<String>,
     /// Memory budget passed to every point (e.g. "8GiB"); default: the engine's.
     #[arg(long)]
     pub budget: Option<String>,
@@ -98,6 +103,9 @@ pub fn run(args: SweepArgs) -> Result<()> {
     }
     if args.j == 0 || args.partitions == 0 {
         bail!("-j and --partitions must be at least 1");
+    }
+    if args.sector_size.is_some() && !args.partition_workers.is_empty() {
+        bail!("--partition-workers does not apply to a PoRep sweep (--sector-size)");
     }
     let cuzk = find_cuzk(args.cuzk.as_deref())?;
     let out = match &args.out {
@@ -200,19 +208,29 @@ fn find_cuzk(given: Option<&Path>) -> Result<PathBuf> {
 
 fn point_args(args: &SweepArgs, out: &Path, pt: &Point) -> Vec<String> {
     let mut v: Vec<String> = vec!["--json".into(), "--quiet".into(), "bench".into()];
+    if args.sector_size.is_some() {
+        v.push("porep".into());
+    }
     let mut push = |k: &str, val: String| {
         v.push(k.into());
         v.push(val);
     };
-    push("--circuit", args.circuit.clone());
-    push("--log-size", pt.log_size.to_string());
+    match &args.sector_size {
+        // `bench porep`: the sector size fixes the circuit and the
+        // partitions (the grid's log size and partition caps do not apply).
+        Some(size) => push("--sector-size", size.clone()),
+        None => {
+            push("--circuit", args.circuit.clone());
+            push("--log-size", pt.log_size.to_string());
+            push("--partitions", args.partitions.to_string());
+            if let Some(pw) = pt.pw {
+                push("--partition-workers", pw.to_string());
+            }
+        }
+    }
     push("-c", pt.c.to_string());
     push("-j", args.j.to_string());
-    push("--partitions", args.partitions.to_string());
     push("--gw", pt.gw.to_string());
-    if let Some(pw) = pt.pw {
-        push("--partition-workers", pw.to_string());
-    }
     if let Some(b) = &args.budget {
         push("--budget", b.clone());
     }
@@ -716,6 +734,7 @@ mod tests {
             partitions: 3,
             log_size: vec![12],
             circuit: "bench".into(),
+            sector_size: None,
             budget: Some("4GiB".into()),
             config: None,
             param_cache: None,
@@ -737,7 +756,26 @@ mod tests {
         );
         assert_eq!(
             v.join(" "),
-            "--json --quiet bench --circuit bench --log-size 14 -c 8 -j 10 --partitions 3 --gw 2 --partition-workers 3 --budget 4GiB --backend cpu"
+            "--json --quiet bench --circuit bench --log-size 14 --partitions 3 --partition-workers 3 -c 8 -j 10 --gw 2 --budget 4GiB --backend cpu"
+        );
+        let porep = SweepArgs {
+            sector_size: Some("32GiB".into()),
+            param_cache: Some("/p".into()),
+            ..args.clone()
+        };
+        let v = point_args(
+            &porep,
+            Path::new("/o"),
+            &Point {
+                c: 16,
+                gw: 2,
+                pw: None,
+                log_size: 27,
+            },
+        );
+        assert_eq!(
+            v.join(" "),
+            "--json --quiet bench porep --sector-size 32GiB -c 16 -j 10 --gw 2 --budget 4GiB --param-cache /p --backend cpu"
         );
     }
 }
