@@ -8,6 +8,7 @@
 mod circuit;
 mod cmd;
 mod output;
+mod report;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
@@ -66,7 +67,7 @@ enum ProveSub {
     /// Filecoin PoRep commit phase 2 from a C1 output; the proof `seal_commit_phase2` would return.
     Porep {
         #[command(flatten)]
-        args: cuzk_filecoin::cli::ProvePorepArgs,
+        args: cmd::porep::ProvePorepArgs,
         /// Prover backend.
         #[arg(long, value_enum, default_value_t = cmd::BackendChoice::Auto)]
         backend: cmd::BackendChoice,
@@ -107,13 +108,13 @@ struct VerifyCmd {
 #[derive(Subcommand, Debug)]
 enum VerifySub {
     /// Check a PoRep C2 proof with filecoin-proofs' own `verify_seal`.
-    Porep(cuzk_filecoin::cli::VerifyPorepArgs),
+    Porep(cmd::porep::VerifyPorepArgs),
 }
 
 #[derive(Subcommand, Debug)]
 enum TestdataSub {
     /// Parameters for a test sector size (made once per machine) and a sealed test sector's C1 output.
-    Porep(cuzk_filecoin::cli::TestdataPorepArgs),
+    Porep(cmd::porep::TestdataPorepArgs),
 }
 
 fn prove(ctx: &output::Ctx, c: ProveCmd) -> anyhow::Result<()> {
@@ -135,7 +136,7 @@ fn prove(ctx: &output::Ctx, c: ProveCmd) -> anyhow::Result<()> {
                 cmd::ResidencyChoice::Auto,
                 devices.as_deref().unwrap_or(&[]),
             )?;
-            Ok(cuzk_filecoin::cli::run_prove(
+            Ok(cmd::porep::run_prove(
                 &args,
                 cfg.srs.param_cache.as_deref(),
                 &engine,
@@ -148,7 +149,7 @@ fn verify(ctx: &output::Ctx, c: VerifyCmd) -> anyhow::Result<()> {
     match c.sub {
         None => cmd::verify::run(ctx, c.args),
         Some(VerifySub::Porep(a)) => {
-            if !cuzk_filecoin::cli::run_verify(&a, None)? {
+            if !cmd::porep::run_verify(&a, None)? {
                 anyhow::bail!("the PoRep proof is INVALID");
             }
             Ok(())
@@ -183,7 +184,7 @@ fn main() -> ExitCode {
         Cmd::Setup(a) => cmd::setup::run(&ctx, a),
         Cmd::Prove(c) => prove(&ctx, c),
         Cmd::Verify(c) => verify(&ctx, c),
-        Cmd::Testdata(TestdataSub::Porep(a)) => Ok(cuzk_filecoin::cli::run_testdata(&a)?),
+        Cmd::Testdata(TestdataSub::Porep(a)) => Ok(cmd::porep::run_testdata(&a)?),
         Cmd::Info(a) => cmd::info::run(&ctx, a),
         Cmd::Bench(c) => match c.sub {
             None => cmd::bench::run(&ctx, c.args),

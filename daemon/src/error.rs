@@ -73,6 +73,7 @@ impl From<DaemonError> for tonic::Status {
             DaemonError::Engine(
                 EngineError::BudgetTooSmall { .. }
                 | EngineError::Shape { .. }
+                | EngineError::ShapeMismatch { .. }
                 | EngineError::EmptyJob
                 | EngineError::UnknownCircuit(_),
             ) => Status::failed_precondition(msg),

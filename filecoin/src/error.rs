@@ -101,7 +101,8 @@ pub enum FilecoinError {
 pub type Result<T, E = FilecoinError> = std::result::Result<T, E>;
 
 impl FilecoinError {
-    pub(crate) fn file(path: impl Into<PathBuf>, source: std::io::Error) -> Self {
+    /// An I/O error on `path`.
+    pub fn file(path: impl Into<PathBuf>, source: std::io::Error) -> Self {
         Self::File {
             path: path.into(),
             source,

@@ -22,15 +22,12 @@
 //! - [`synth_compare`]: one partition synthesized through cuzk-synth and
 //!   through bellperson 0.27's prover, with time, memory and sizes
 //!   (`cuzk-porep-synth --reference`).
-//! - [`cli`]: clap handlers for `cuzk prove porep`, `cuzk verify porep` and
-//!   `cuzk testdata porep`.
 //!
 //! Features: none.
 #![forbid(unsafe_code)]
 
 pub mod bench_c1;
 pub mod c1;
-pub mod cli;
 pub mod error;
 pub mod porep;
 pub mod synth_compare;

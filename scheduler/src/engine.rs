@@ -752,13 +752,13 @@ impl Inner {
             })?;
             // Catch a circuit/parameter mismatch before spending synthesis on it.
             if shape.domain_size() != domain || shape.num_inputs != inputs {
-                return Err(EngineError::Shape {
+                return Err(EngineError::ShapeMismatch {
                     index,
-                    message: format!(
-                        "domain {} with {} inputs, but the parameters of '{}' are for domain {domain} with {inputs}",
+                    circuit: spec.circuit_id.clone(),
+                    detail: format!(
+                        "the circuit has domain {} with {} inputs, the parameters domain {domain} with {inputs}",
                         shape.domain_size(),
                         shape.num_inputs,
-                        spec.circuit_id
                     ),
                 });
             }

@@ -81,6 +81,18 @@ pub enum EngineError {
         /// Why.
         message: String,
     },
+    /// A partition's shape does not match the registered parameters.
+    #[error(
+        "partition {index}: the circuit and the parameters of '{circuit}' do not match: {detail}"
+    )]
+    ShapeMismatch {
+        /// Partition index.
+        index: usize,
+        /// The circuit id.
+        circuit: String,
+        /// What differs.
+        detail: String,
+    },
     /// One partition needs more memory than the whole budget: waiting would
     /// never end, so the job is refused.
     #[error("partition {index} needs {need} bytes but the memory budget is {budget} bytes; raise [memory] budget")]

@@ -8,22 +8,25 @@
 //! submit(JobSpec) ─► jobs (priority + aging) ─► synthesis workers (c)
 //!        │                 memory budget: reserve before starting ─┘
 //!        ▼                                                          │
-//!   JobHandle ◄── self-check ◄── assembly ◄── GPU workers (gw/device) ◄── GPU queue
-//!   (wait/cancel)   (verify)     (r, s; partition order)  device lock around evaluate
+//!   JobHandle ◄── prove_assignment ◄── GPU workers (gw/device) ◄── GPU queue
+//!   (wait/cancel)  (evaluate, r·s, self-check; partition order)
+//!                  one backend per device, ≤ pipeline_depth in evaluate
 //! ```
 //!
 //! Entry points:
 //! - [`Engine::new`] with [`EngineOptions`] (from a [`Config`] file via
-//!   [`Config::engine_options`]) and any `Arc<dyn Backend>`;
+//!   [`Config::engine_options`]) and one `Arc<dyn Backend>` per device;
 //!   [`Engine::register_circuit`], [`Engine::submit`] → [`JobHandle`]
 //!   (`wait`, `cancel`) → [`JobOutput`] (proofs in partition order);
 //!   [`Engine::stats`] (live counters), [`Engine::take_timeline`]
 //!   (per-partition [`Event`]s, JSON lines via [`write_json_lines`]).
 //! - [`PartitionSource`]: where partitions come from; [`CircuitSource`]
 //!   for bellpepper circuits, [`AssignmentSource`] for ready assignments.
-//! - [`bench()`]: j proofs through a fresh engine → [`BenchReport`]
-//!   (steady-state s/proof, GPU busy %, idle gaps, stage medians and p95,
-//!   peak RSS, and the resource that bounded throughput).
+//! - [`Engine::load_circuit`] / [`Engine::evict_circuit`] /
+//!   [`Engine::circuits`]: the SRS cache ([`srs`]): each parameter file
+//!   read once, placed on every device, no host copy where resident.
+//!
+//! Benchmark reports over the timeline are the front end's (`cuzk bench`).
 //!
 //! The memory budget is the engine's promise that raising concurrency
 //! cannot run the process out of memory: a partition starts only once its
@@ -34,7 +37,6 @@
 //! [`Backend`]: cuzk_groth16::Backend
 #![forbid(unsafe_code)]
 
-pub mod bench;
 pub mod config;
 pub mod engine;
 pub mod error;
@@ -43,7 +45,6 @@ pub mod srs;
 pub mod sysinfo;
 pub mod timeline;
 
-pub use bench::{bench, BenchReport, BenchRun, BenchSpec, Bound, GapStats, StageStats};
 pub use config::{format_bytes, parse_bytes, ByteSpec, Config, EngineOptions};
 pub use engine::{Engine, JobHandle, JobId, JobOutput, JobSpec, PartitionTimes};
 pub use error::{ConfigError, EngineError, Stage};

@@ -86,6 +86,10 @@ pub struct SrsInfo {
     pub in_use: bool,
 }
 
+/// Per device: the key partitions are proved against, where the set was
+/// placed, and the backend's pipeline depth for it.
+pub(crate) type Placed = (Vec<Arc<Parameters>>, Vec<Placement>, Vec<usize>);
+
 /// Places `full` on every backend. `occupant(d)` names the set device `d`
 /// holds resident and whether it may be evicted (no job uses it); `evict`
 /// is called for each such set before its device takes the new one.
@@ -94,7 +98,7 @@ pub(crate) fn place_all(
     full: &Arc<Parameters>,
     mut occupant: impl FnMut(usize) -> Option<(String, bool)>,
     mut evict: impl FnMut(&str),
-) -> Result<(Vec<Arc<Parameters>>, Vec<Placement>, Vec<usize>), EngineError> {
+) -> Result<Placed, EngineError> {
     let hollow = Arc::new(full.without_queries());
     let mut keys = Vec::with_capacity(backends.len());
     let mut placements = Vec::with_capacity(backends.len());

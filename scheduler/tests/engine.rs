@@ -455,8 +455,10 @@ fn bad_submissions_are_typed_errors() {
     };
     let src = cuzk_scheduler::CircuitSource::new(2, None, move |_| Ok(big));
     match e.submit(JobSpec::new("tiny", Arc::new(src))) {
-        Err(EngineError::Shape { index: 0, message }) => {
-            assert!(message.contains("domain"), "{message}")
+        Err(EngineError::ShapeMismatch {
+            index: 0, detail, ..
+        }) => {
+            assert!(detail.contains("domain"), "{detail}")
         }
         other => panic!("expected a shape error, got {other:?}"),
     }

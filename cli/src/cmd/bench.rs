@@ -5,10 +5,9 @@
 use crate::circuit::{param_cache, CircuitArgs};
 use crate::cmd::{engine, load_into, parse_devices, BackendChoice, ResidencyChoice};
 use crate::output::Ctx;
+use crate::report::{BenchRun, BenchSpec};
 use anyhow::{Context, Result};
-use cuzk_scheduler::{
-    write_json_lines, BenchRun, BenchSpec, ByteSpec, CircuitSource, Config, Engine, PartitionSource,
-};
+use cuzk_scheduler::{write_json_lines, ByteSpec, CircuitSource, Config, Engine, PartitionSource};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -177,7 +176,7 @@ fn report(
         opts.devices
     ));
     let run =
-        cuzk_scheduler::bench(engine, id, spec, make_source).context("the engine could not run")?;
+        crate::report::bench(engine, id, spec, make_source).context("the engine could not run")?;
     sp.finish_and_clear();
     if let Some(path) = timeline {
         let mut f = std::io::BufWriter::new(

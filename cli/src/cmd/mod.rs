@@ -5,6 +5,7 @@ pub mod client;
 pub mod daemon;
 pub mod demo;
 pub mod info;
+pub mod porep;
 pub mod prove;
 pub mod setup;
 pub mod verify;
@@ -38,6 +39,9 @@ pub enum ResidencyChoice {
     Transient,
 }
 
+/// One backend per device and the devices' ordinals, in the same order.
+pub type Backends = (Vec<std::sync::Arc<dyn cuzk_groth16::Backend>>, Vec<u32>);
+
 /// One backend per device: the listed GPUs (default: every GPU) when the
 /// choice resolves to the GPU, else one CPU backend. Returns the backends
 /// and their device ordinals, in the same order.
@@ -45,7 +49,7 @@ pub fn backends(
     choice: BackendChoice,
     residency: ResidencyChoice,
     devices: &[u32],
-) -> Result<(Vec<std::sync::Arc<dyn cuzk_groth16::Backend>>, Vec<u32>)> {
+) -> Result<Backends> {
     let gpu_present = cuzk_gpu::built_with_cuda() && cuzk_gpu::device_count() > 0;
     match choice {
         BackendChoice::Cpu => Ok((vec![std::sync::Arc::new(cuzk_groth16::CpuBackend)], vec![0])),
@@ -92,22 +96,19 @@ pub fn load_into(
     bar.finish_and_clear();
     let info = info?;
     let places: Vec<String> = info.placements.iter().map(|p| format!("{p:?}")).collect();
-    eprintln!(
+    ctx.say(format!(
         "parameters {}: loaded once in {:.1} s ({:.1} GiB on each device where resident; host keeps {:.1} GiB); placement per device: {}",
         path.display(),
         info.load_s,
         info.device_bytes as f64 / (1u64 << 30) as f64,
         info.host_bytes as f64 / (1u64 << 30) as f64,
         places.join(", ")
-    );
+    ));
     Ok(info)
 }
 
 #[cfg(feature = "cuda")]
-fn gpu_backends(
-    residency: ResidencyChoice,
-    devices: &[u32],
-) -> Result<(Vec<std::sync::Arc<dyn cuzk_groth16::Backend>>, Vec<u32>)> {
+fn gpu_backends(residency: ResidencyChoice, devices: &[u32]) -> Result<Backends> {
     use cuzk_groth16::gpu::{GpuBackend, Residency};
     let mode = match residency {
         ResidencyChoice::Auto => Residency::Auto,
@@ -131,10 +132,7 @@ fn gpu_backends(
 }
 
 #[cfg(not(feature = "cuda"))]
-fn gpu_backends(
-    _residency: ResidencyChoice,
-    _devices: &[u32],
-) -> Result<(Vec<std::sync::Arc<dyn cuzk_groth16::Backend>>, Vec<u32>)> {
+fn gpu_backends(_residency: ResidencyChoice, _devices: &[u32]) -> Result<Backends> {
     anyhow::bail!("this cuzk was built without CUDA (feature `cuda`); use --backend cpu")
 }
 

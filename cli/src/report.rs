@@ -8,12 +8,11 @@
 //! idle gaps, synthesis busy, memory-budget waits and CPU use are measured
 //! over the same window; per-stage medians and p95 use every partition.
 
-use crate::config::{format_bytes, EngineOptions};
-use crate::engine::{Engine, JobOutput, JobSpec};
-use crate::error::EngineError;
-use crate::source::PartitionSource;
-use crate::sysinfo;
-use crate::timeline::{Event, EventKind};
+use cuzk_scheduler::sysinfo;
+use cuzk_scheduler::{
+    format_bytes, Engine, EngineError, EngineOptions, Event, EventKind, JobOutput, JobSpec,
+    PartitionSource, PartitionTimes,
+};
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -295,7 +294,7 @@ fn summarize(name: &str, mut v: Vec<f64>) -> StageStats {
 
 fn stage_stats(ok: &[&JobOutput]) -> Vec<StageStats> {
     let parts: Vec<_> = ok.iter().flat_map(|o| o.partitions.iter()).collect();
-    let secs = |f: &dyn Fn(&crate::engine::PartitionTimes) -> Duration| -> Vec<f64> {
+    let secs = |f: &dyn Fn(&PartitionTimes) -> Duration| -> Vec<f64> {
         parts.iter().map(|p| f(p).as_secs_f64()).collect()
     };
     let mut out = vec![
@@ -380,7 +379,7 @@ fn intervals(timeline: &[Event], start: EventKind, end: EventKind) -> Vec<(Optio
 
 /// Computes the timing part of a report from a timeline. Job counts,
 /// stage statistics and memory figures are filled in by the caller.
-pub(crate) fn analyze(
+fn analyze(
     opts: &EngineOptions,
     timeline: &[Event],
     cores: usize,
@@ -752,3 +751,7 @@ mod tests {
         assert_eq!(classify(None, None, None, None).0, Bound::Unknown);
     }
 }
+
+#[cfg(test)]
+#[path = "report_tests.rs"]
+mod engine_tests;

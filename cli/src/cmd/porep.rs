@@ -1,16 +1,16 @@
-//! Handlers of the `cuzk` subcommands that need the Filecoin stack:
-//! `cuzk prove porep`, `cuzk verify porep` and `cuzk testdata porep`. The
-//! `cuzk` binary owns the command tree and flattens these `Args` into it;
-//! each `run_*` prints a short human summary on stdout and returns a typed
-//! error (the binary turns it into a message and a non-zero exit).
+//! `cuzk prove porep`, `cuzk verify porep` and `cuzk testdata porep`: the
+//! command glue over `cuzk-filecoin` (which stays a library of circuits,
+//! C2 and test data). Each `run_*` prints a short human summary on stdout
+//! and returns `cuzk-filecoin`'s typed error (the binary turns it into a
+//! message and a non-zero exit).
 
-use crate::c1::{
+use clap::Args;
+use cuzk_filecoin::c1::{
     format_size, parse_c1, parse_prover_id, parse_size, C1Output, SealProofKind, SealVersion,
 };
-use crate::error::{FilecoinError, Result};
-use crate::porep::{porep_job, resolve_param_dir, verify_c2};
-use crate::testdata;
-use clap::Args;
+use cuzk_filecoin::porep::{porep_job, resolve_param_dir, verify_c2};
+use cuzk_filecoin::testdata;
+use cuzk_filecoin::{FilecoinError, Result};
 use cuzk_scheduler::{Engine, JobHandle, JobSpec};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -206,7 +206,7 @@ pub fn run_prove(
                 &|_, _| {},
             )?;
             if t0.elapsed().as_secs_f64() > 0.5 {
-                eprintln!(
+                println!(
                     "parameters {}: loaded once in {:.1} s, host keeps {:.1} GiB",
                     job.params_path.display(),
                     info.load_s,
@@ -372,3 +372,7 @@ pub fn run_testdata(args: &TestdataPorepArgs) -> Result<()> {
     );
     Ok(())
 }
+
+#[cfg(test)]
+#[path = "porep_tests.rs"]
+mod tests;

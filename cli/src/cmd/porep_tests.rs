@@ -1,11 +1,11 @@
 //! The clap handlers: flags parse as documented, and bad input ends in the
 //! typed error the `cuzk` binary turns into a non-zero exit.
 
-use clap::{Parser, Subcommand};
-use cuzk_filecoin::cli::{
+use super::{
     run_prove, run_testdata, run_verify, GeneratorChoice, ProvePorepArgs, TestdataPorepArgs,
     VerifyPorepArgs,
 };
+use clap::{Parser, Subcommand};
 use cuzk_filecoin::FilecoinError;
 
 /// The shape the `cuzk` binary nests these in.

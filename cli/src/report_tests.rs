@@ -1,20 +1,50 @@
 //! `bench` end to end on tiny circuits (no timing assertions).
 
-mod common;
-
-use common::{params, source, Inject, TestBackend};
+use super::{bench, BenchReport, BenchSpec, Bound};
+use cuzk_field::Fr;
+use cuzk_groth16::{Backend, CpuBackend, Parameters, ToxicWaste};
 use cuzk_scheduler::{
-    bench, write_json_lines, BenchReport, BenchSpec, Bound, EngineOptions, Event, EventKind,
+    write_json_lines, CircuitSource, EngineOptions, Event, EventKind, PartitionSource,
 };
-use std::sync::Arc;
+use cuzk_synth::circuits::TinyCircuit;
+use std::sync::{Arc, OnceLock};
 
-/// `bench` on a fresh engine with one test backend per device.
+fn tiny(job: u64, i: usize) -> TinyCircuit {
+    TinyCircuit {
+        x: Fr::from(job * 1000 + i as u64 + 2),
+        y: Fr::from(7u64),
+        chain: 6,
+    }
+}
+
+fn params() -> Arc<Parameters> {
+    static P: OnceLock<Arc<Parameters>> = OnceLock::new();
+    P.get_or_init(|| {
+        Arc::new(
+            cuzk_groth16::generate_parameters(tiny(0, 0), &ToxicWaste::from_seed(7), None)
+                .expect("setup"),
+        )
+    })
+    .clone()
+}
+
+/// Partitions of job `job`; partition `fail` (if any) fails to synthesize.
+fn source(job: u64, n: usize, fail: Option<usize>) -> Arc<dyn PartitionSource> {
+    Arc::new(CircuitSource::new(n, None, move |i| {
+        if Some(i) == fail {
+            return Err("injected failure".into());
+        }
+        Ok(tiny(job, i))
+    }))
+}
+
+/// `bench` on a fresh engine with one CPU backend per device.
 fn run_bench(
     opts: &EngineOptions,
     spec: &BenchSpec,
-    make: &dyn Fn(usize) -> Arc<dyn cuzk_scheduler::PartitionSource>,
-) -> Result<cuzk_scheduler::BenchRun, cuzk_scheduler::EngineError> {
-    let be: Arc<dyn cuzk_groth16::Backend> = Arc::new(TestBackend::default());
+    make: &dyn Fn(usize) -> Arc<dyn PartitionSource>,
+) -> Result<super::BenchRun, cuzk_scheduler::EngineError> {
+    let be: Arc<dyn Backend> = Arc::new(CpuBackend);
     let e = cuzk_scheduler::Engine::new(opts.clone(), vec![be; opts.devices.len()])?;
     e.register_circuit("bench", params())?;
     bench(&e, "bench", spec, make)
@@ -29,7 +59,7 @@ fn bench_reports_every_field() {
         partitions: 2,
         self_check: true,
     };
-    let run = run_bench(&opts, &spec, &|j| source(j as u64 + 1, 2, Inject::None)).unwrap();
+    let run = run_bench(&opts, &spec, &|j| source(j as u64 + 1, 2, None)).unwrap();
     let r = &run.report;
     assert_eq!(
         (r.jobs, r.partitions, r.completed_jobs, r.failed_jobs),
@@ -39,7 +69,7 @@ fn bench_reports_every_field() {
         (r.concurrency, r.gpu_workers_per_device, r.devices),
         (2, 2, 1)
     );
-    assert_eq!(r.backend, "test-cpu");
+    assert_eq!(r.backend, "cpu");
     assert!(r.errors.is_empty());
     assert!(r.steady_s_per_proof.is_some() && r.proofs_per_hour.is_some());
     assert!(r.warmup_s.is_some() && r.window_s.is_some());
@@ -129,15 +159,7 @@ fn bench_counts_failed_proofs() {
         self_check: true,
     };
     let run = run_bench(&opts, &spec, &|j| {
-        source(
-            j as u64 + 1,
-            2,
-            if j == 1 {
-                Inject::Fail(0)
-            } else {
-                Inject::None
-            },
-        )
+        source(j as u64 + 1, 2, if j == 1 { Some(0) } else { None })
     })
     .unwrap();
     assert_eq!((run.report.completed_jobs, run.report.failed_jobs), (2, 1));
@@ -148,7 +170,7 @@ fn bench_counts_failed_proofs() {
         run.report.errors
     );
     assert!(run_bench(&opts, &BenchSpec { jobs: 0, ..spec }, &|_| {
-        source(1, 1, Inject::None)
+        source(1, 1, None)
     })
     .is_err());
 }
