@@ -15,47 +15,19 @@ use std::sync::Arc;
 pub struct Args {
     #[command(flatten)]
     pub circuit: CircuitArgs,
-    /// Synthesis concurrency c: partitions synthesized at once (overrides
-    /// [synthesis] concurrency; default: the config file, else the number of cores).
-    #[arg(short = 'c', long)]
-    pub concurrency: Option<usize>,
-    /// Proofs to run (j). Steady state needs at least 2: the first proof is warm-up.
-    #[arg(short = 'j', long, default_value_t = 4)]
-    pub jobs: usize,
     /// Partitions per proof (p).
     #[arg(short = 'p', long, default_value_t = 2)]
     pub partitions: usize,
-    /// GPU workers per device (overrides [gpus] gpu_workers_per_device).
-    #[arg(long)]
-    pub gw: Option<usize>,
     /// Most partitions of one proof in synthesis at once (overrides
     /// [synthesis] partition_workers).
     #[arg(long)]
     pub partition_workers: Option<usize>,
-    /// Memory budget: "auto", a size ("8GiB") or a share of RAM ("50%")
-    /// (overrides [memory] budget).
-    #[arg(long)]
-    pub budget: Option<String>,
-    /// Engine configuration file (TOML; see scheduler/cuzk.example.toml).
-    #[arg(long)]
-    pub config: Option<PathBuf>,
-    /// Write every timeline event (one JSON object per line) to this file.
-    #[arg(long)]
-    pub timeline: Option<PathBuf>,
     /// Directory of cached test parameters (overrides [srs] param_cache;
     /// default: $CUZK_PARAM_CACHE or the user's cache dir).
     #[arg(long)]
     pub param_cache: Option<PathBuf>,
-    /// Prover backend.
-    #[arg(long, value_enum, default_value_t = BackendChoice::Auto)]
-    pub backend: BackendChoice,
-    /// Where the GPU keeps the parameters' bases: resident when they fit
-    /// (auto), always resident, or streamed per partition (transient).
-    #[arg(long, value_enum, default_value_t = ResidencyChoice::Auto)]
-    pub residency: ResidencyChoice,
-    /// GPUs to use, e.g. `0,1` (default: all).
-    #[arg(long, value_parser = parse_devices)]
-    pub devices: Option<Vec<u32>>,
+    #[command(flatten)]
+    pub engine: EngineArgs,
 }
 
 /// `cuzk bench porep`: PoRep C2 jobs from shape-correct random C1 outputs
@@ -81,26 +53,31 @@ pub struct PorepArgs {
 /// The engine knobs `cuzk bench` and `cuzk bench porep` share.
 #[derive(clap::Args, Debug)]
 pub struct EngineArgs {
-    /// Synthesis workers (c).
+    /// Synthesis concurrency c: partitions synthesized at once (overrides
+    /// [synthesis] concurrency; default: the config file, else the number of cores).
     #[arg(short = 'c', long)]
     pub concurrency: Option<usize>,
-    /// Proofs (jobs).
-    #[arg(short = 'j', long, default_value_t = 3)]
+    /// Proofs to run (j). Steady state needs at least 2: the first proof is warm-up.
+    #[arg(short = 'j', long, default_value_t = 4)]
     pub jobs: usize,
-    /// GPU workers per device.
+    /// GPU workers per device (overrides [gpus] gpu_workers_per_device).
     #[arg(long)]
     pub gw: Option<usize>,
-    /// Memory budget (`64GiB`, `80%`, `auto`).
+    /// Memory budget: "auto", a size ("8GiB") or a share of RAM ("50%")
+    /// (overrides [memory] budget).
     #[arg(long)]
     pub budget: Option<String>,
-    /// Engine configuration file.
+    /// Engine configuration file (TOML; see scheduler/cuzk.example.toml).
     #[arg(long)]
     pub config: Option<PathBuf>,
-    /// Write the timeline (JSON lines) here.
+    /// Write every timeline event (one JSON object per line) to this file.
     #[arg(long)]
     pub timeline: Option<PathBuf>,
+    /// Prover backend.
     #[arg(long, value_enum, default_value_t = BackendChoice::Auto)]
     pub backend: BackendChoice,
+    /// Where the GPU keeps the parameters' bases: resident when they fit
+    /// (auto), always resident, or streamed per partition (transient).
     #[arg(long, value_enum, default_value_t = ResidencyChoice::Auto)]
     pub residency: ResidencyChoice,
     /// GPUs to use, e.g. `0,1` (default: all).
@@ -274,14 +251,14 @@ pub fn run_porep(ctx: &Ctx, a: PorepArgs) -> Result<()> {
 
 pub fn run(ctx: &Ctx, a: Args) -> Result<()> {
     a.circuit.validate()?;
-    anyhow::ensure!(a.jobs >= 1, "-j must be at least 1");
+    anyhow::ensure!(a.engine.jobs >= 1, "-j must be at least 1");
     anyhow::ensure!(a.partitions >= 1, "--partitions must be at least 1");
     let cfg = config(
-        a.config.as_deref(),
-        a.concurrency,
+        a.engine.config.as_deref(),
+        a.engine.concurrency,
         a.partition_workers,
-        a.gw,
-        a.budget.as_deref(),
+        a.engine.gw,
+        a.engine.budget.as_deref(),
     )?;
     let mut opts = cfg.engine_options()?;
     opts.timeline = true;
@@ -293,9 +270,9 @@ pub fn run(ctx: &Ctx, a: Args) -> Result<()> {
     let path = params_file(ctx, &a.circuit, &dir)?;
     let engine = engine(
         opts,
-        a.backend,
-        a.residency,
-        a.devices.as_deref().unwrap_or(&[]),
+        a.engine.backend,
+        a.engine.residency,
+        a.engine.devices.as_deref().unwrap_or(&[]),
     )?;
     const ID: &str = "bench";
     load_into(ctx, &engine, ID, &path, false)?;
@@ -320,10 +297,17 @@ pub fn run(ctx: &Ctx, a: Args) -> Result<()> {
     };
     let spec = BenchSpec {
         label: a.circuit.shape_name(),
-        jobs: a.jobs,
+        jobs: a.engine.jobs,
         partitions: p,
         self_check: true,
     };
-    report(ctx, &engine, ID, &spec, a.timeline.as_deref(), &make_source)?;
+    report(
+        ctx,
+        &engine,
+        ID,
+        &spec,
+        a.engine.timeline.as_deref(),
+        &make_source,
+    )?;
     Ok(())
 }

@@ -83,18 +83,11 @@ pub fn load_into(
     path: &Path,
     full_check: bool,
 ) -> Result<cuzk_scheduler::SrsInfo> {
-    let mode = if full_check {
-        cuzk_groth16::CheckMode::Full
-    } else {
-        cuzk_groth16::CheckMode::Trusted
-    };
-    let total = std::fs::metadata(path).map_or(0, |m| m.len());
-    let bar = ctx.bytes_bar("params", total);
-    let info = engine
-        .load_circuit(id, path, mode, &|n, _| bar.inc(n as u64))
-        .with_context(|| format!("cannot load parameters {}", path.display()));
-    bar.finish_and_clear();
-    let info = info?;
+    let info = with_bar(ctx, path, full_check, |mode, progress| {
+        engine
+            .load_circuit(id, path, mode, progress)
+            .with_context(|| format!("cannot load parameters {}", path.display()))
+    })?;
     let places: Vec<String> = info.placements.iter().map(|p| format!("{p:?}")).collect();
     ctx.say(format!(
         "parameters {}: loaded once in {:.1} s ({:.1} GiB on each device where resident; host keeps {:.1} GiB); placement per device: {}",
@@ -143,6 +136,20 @@ pub fn load_params(
     path: &Path,
     full_check: bool,
 ) -> Result<cuzk_groth16::Parameters> {
+    with_bar(ctx, path, full_check, |mode, progress| {
+        cuzk_groth16::Parameters::load_with_progress(path, mode, progress)
+            .context("cannot load parameters")
+    })
+}
+
+/// Runs a load of `path` with the check mode of `full_check` and a bytes
+/// progress bar.
+fn with_bar<T>(
+    ctx: &crate::output::Ctx,
+    path: &Path,
+    full_check: bool,
+    load: impl FnOnce(cuzk_groth16::CheckMode, &(dyn Fn(usize, usize) + Sync)) -> Result<T>,
+) -> Result<T> {
     let mode = if full_check {
         cuzk_groth16::CheckMode::Full
     } else {
@@ -150,10 +157,9 @@ pub fn load_params(
     };
     let total = std::fs::metadata(path).map_or(0, |m| m.len());
     let bar = ctx.bytes_bar("params", total);
-    let p = cuzk_groth16::Parameters::load_with_progress(path, mode, &|n, _| bar.inc(n as u64))
-        .context("cannot load parameters");
+    let out = load(mode, &|n, _| bar.inc(n as u64));
     bar.finish_and_clear();
-    p
+    out
 }
 
 /// Parses `--devices 0,1`.
