@@ -353,7 +353,7 @@ impl EngineHost {
         else {
             return Ok(None);
         };
-        if !self.engine.evict_circuit(circuit_id) {
+        if !self.engine.evict_circuit(circuit_id)? {
             return Ok(None);
         }
         let bytes = SrsInfo::from(info).bytes;

@@ -74,6 +74,7 @@ impl From<DaemonError> for tonic::Status {
                 EngineError::BudgetTooSmall { .. }
                 | EngineError::Shape { .. }
                 | EngineError::ShapeMismatch { .. }
+                | EngineError::InUse(_)
                 | EngineError::EmptyJob
                 | EngineError::UnknownCircuit(_),
             ) => Status::failed_precondition(msg),

@@ -528,12 +528,13 @@ impl Engine {
     }
 
     /// Forgets the set registered under `id`: its device memory is freed
-    /// and its host bytes leave the budget at once (a job still using the
-    /// set keeps its host copy alive until it ends). False when no such
-    /// set is registered.
-    pub fn evict_circuit(&self, id: &str) -> bool {
+    /// and its host bytes leave the budget. `Ok(false)` when no such set
+    /// is registered; [`EngineError::InUse`] while a job uses it (evicting
+    /// it then would fail that job).
+    pub fn evict_circuit(&self, id: &str) -> Result<bool, EngineError> {
         let _one = self.inner.loading.lock();
-        self.inner.evict(id)
+        self.inner.check_unused(id)?;
+        Ok(self.inner.evict(id))
     }
 
     /// Whether parameters are registered under `id`.
@@ -651,7 +652,8 @@ impl Inner {
         load: Duration,
     ) -> Result<SrsInfo, EngineError> {
         // A set of the same id is replaced: forget it first, so its device
-        // memory is free for the new one (jobs using it keep their Arc).
+        // memory is free for the new one; not while a job uses it.
+        self.check_unused(&id)?;
         self.evict(&id);
         let (keys, placements, depths) = place_all(
             &self.backends,
@@ -700,6 +702,14 @@ impl Inner {
         self.circuits.write().insert(id, entry);
         self.synth_cv.notify_all();
         Ok(info)
+    }
+
+    /// [`EngineError::InUse`] if a job holds the set registered as `id`.
+    fn check_unused(&self, id: &str) -> Result<(), EngineError> {
+        match self.circuits.read().get(id) {
+            Some(e) if Arc::strong_count(e) > 1 => Err(EngineError::InUse(id.to_string())),
+            _ => Ok(()),
+        }
     }
 
     /// Removes `id` from the cache and frees what it holds on each device
@@ -1157,6 +1167,10 @@ impl Inner {
                 }
             });
 
+            // The job's set is no longer used by this partition: release it
+            // before the job can be reported finished (a caller may evict
+            // the set as soon as its job is over).
+            drop(circuit);
             let mut st = self.state.lock();
             let garbage = match res {
                 Ok(done) => {
@@ -1215,6 +1229,8 @@ impl Inner {
         out.finished_at = now;
         st.jobs_done += 1;
         self.event(Event::new(now, EventKind::JobDone).job(job));
+        // The set is released before the job is reported finished.
+        drop(j.circuit);
         j.shared.set(Ok(out));
         self.room_cv.notify_all();
     }
@@ -1253,6 +1269,7 @@ impl Inner {
             }
             Ok(_) => {}
         }
+        drop(j.circuit);
         j.shared.set(result);
         self.room_cv.notify_all();
         self.synth_cv.notify_all();

@@ -104,6 +104,9 @@ pub enum EngineError {
         /// The budget.
         budget: u64,
     },
+    /// A parameter set in use by a job cannot be evicted or replaced.
+    #[error("parameters '{0}' are in use by a job: evict or replace them once it ends")]
+    InUse(String),
     /// A parameter set could not be loaded or placed on a device.
     #[error("parameters: {0}")]
     Srs(String),

@@ -148,8 +148,8 @@ fn a_file_is_loaded_once_and_resident_sets_keep_no_host_copy() {
     );
 
     // Evict: devices forget it, jobs for it are refused.
-    assert!(e.evict_circuit("tiny"));
-    assert!(!e.evict_circuit("tiny"));
+    assert!(e.evict_circuit("tiny").unwrap());
+    assert!(!e.evict_circuit("tiny").unwrap());
     assert!(gpus.iter().all(|g| g.evicted.load(Ordering::SeqCst) == 1));
     assert!(matches!(
         e.submit(JobSpec::new("tiny", source(1, 1, Inject::None))),
@@ -177,6 +177,15 @@ fn a_device_evicts_an_idle_set_but_not_one_in_use() {
         .unwrap();
     let c = e.register_circuit("c", params()).unwrap();
     assert_eq!(c.placements, vec![Placement::Host]);
+    // A set a job uses is neither evicted nor replaced.
+    assert_eq!(
+        e.evict_circuit("b").unwrap_err(),
+        EngineError::InUse("b".into())
+    );
+    assert_eq!(
+        e.register_circuit("b", params()).unwrap_err(),
+        EngineError::InUse("b".into())
+    );
     assert!(c.host_bytes > 0);
     assert_eq!(e.stats().memory_srs, c.host_bytes);
     assert!(e.has_circuit("b"));
@@ -186,7 +195,8 @@ fn a_device_evicts_an_idle_set_but_not_one_in_use() {
         .unwrap()
         .wait()
         .expect("the host-placed set proves");
-    assert!(e.evict_circuit("c"));
+    assert!(e.evict_circuit("c").unwrap());
+    assert!(e.evict_circuit("b").unwrap(), "no job uses it any more");
     assert_eq!(e.stats().memory_srs, 0);
 }
 
