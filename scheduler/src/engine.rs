@@ -510,6 +510,9 @@ impl Engine {
                 return Ok(e.info(Arc::strong_count(e) > 1));
             }
         }
+        // Replacing a set a job uses is refused by `install`: say so before
+        // reading the file, not after.
+        self.inner.check_unused(id)?;
         let t = Instant::now();
         // The decoded set is in host memory until it is placed: reserve it
         // (without waiting: loading is rare and bounded by the file).
