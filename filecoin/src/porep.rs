@@ -239,6 +239,21 @@ fn job_tree<Tree: 'static + MerkleTreeTrait>(
     let params_path = locate_params(&c1.kind, param_dir)?;
     let info = Arc::new(Parameters::inspect(&params_path)?);
     let Prepared { circuits, inputs } = prepare::<Tree>(c1, config)?;
+    // A file of another circuit under the right name is caught here, before
+    // any synthesis, by its public-input count (the rest of the shape is
+    // checked after each partition's synthesis).
+    if let Some(want) = inputs.first() {
+        if want.len() + 1 != info.ic {
+            return Err(FilecoinError::ParamsMismatch {
+                path: params_path,
+                detail: format!(
+                    "the circuit has {} public inputs, the file has {}",
+                    want.len(),
+                    info.ic.saturating_sub(1)
+                ),
+            });
+        }
+    }
     // The file's counts bound the partition's shape (the domain bounds the
     // constraint count from above), so no counting pass: on a 32 GiB
     // partition count_shape alone takes ~1 min of one core. The full check

@@ -21,10 +21,16 @@
 //!   [`circuits::BenchCircuit`] (seedable, SHA-256-heavy like Filecoin,
 //!   sized to fill a 2^k domain exactly).
 //!
+//! - [`compiled`]: record a circuit's R1CS once ([`compiled::CompiledR1cs`],
+//!   compressed), then per partition run only the value closures
+//!   ([`compiled::synthesize_witness`]) and get a, b, c from a rayon SpMV:
+//!   the same [`ProvingAssignment`], field for field (issue 15, CPU slice).
+//!
 //! Features: none.
 #![forbid(unsafe_code)]
 
 pub mod circuits;
+pub mod compiled;
 mod prover;
 mod shape;
 

@@ -1,0 +1,329 @@
+//! The pre-compiled path (record once, witness-only synthesis, SpMV)
+//! against the classic synthesis: the same `ProvingAssignment`, field for
+//! field, and refusal of a matrix recorded from another circuit.
+
+use bellpepper_core::{
+    Circuit, ConstraintSystem, Index, LinearCombination, SynthesisError, Variable,
+};
+use cuzk_field::{Field, Fr};
+use cuzk_synth::{
+    circuits::{BenchCircuit, TinyCircuit},
+    compiled::{synthesize_witness, CompiledError, CompiledR1cs, Witness},
+    synthesize, ProvingAssignment,
+};
+use proptest::prelude::*;
+use rand_chacha::{
+    rand_core::{RngCore, SeedableRng},
+    ChaCha8Rng,
+};
+
+/// Field-by-field equality, so a failure names the field and the first
+/// differing index instead of dumping two multi-megabyte structs.
+fn assert_same(classic: &ProvingAssignment, new: &ProvingAssignment, what: &str) {
+    fn vec(name: &str, what: &str, x: &[Fr], y: &[Fr]) {
+        assert_eq!(x.len(), y.len(), "{what}: {name} length");
+        if let Some(i) = (0..x.len()).find(|&i| x[i] != y[i]) {
+            panic!("{what}: {name}[{i}] differs: {:?} vs {:?}", x[i], y[i]);
+        }
+    }
+    vec("a", what, &classic.a, &new.a);
+    vec("b", what, &classic.b, &new.b);
+    vec("c", what, &classic.c, &new.c);
+    vec(
+        "input_assignment",
+        what,
+        &classic.input_assignment,
+        &new.input_assignment,
+    );
+    vec(
+        "aux_assignment",
+        what,
+        &classic.aux_assignment,
+        &new.aux_assignment,
+    );
+    assert_eq!(
+        classic.a_aux_density, new.a_aux_density,
+        "{what}: a_aux_density"
+    );
+    assert_eq!(
+        classic.b_input_density, new.b_input_density,
+        "{what}: b_input_density"
+    );
+    assert_eq!(
+        classic.b_aux_density, new.b_aux_density,
+        "{what}: b_aux_density"
+    );
+    // And the derived `PartialEq`, so a field added later is not missed.
+    assert!(classic == new, "{what}: ProvingAssignment differs");
+}
+
+#[test]
+fn bench_circuit_matches_classic() {
+    // 2^15 is the first size with SHA-256 compressions (boolean gadgets,
+    // ±2^k coefficients); below it the circuit is filler only.
+    for log in [10u32, 12, 14, 15] {
+        let rec = CompiledR1cs::record(BenchCircuit::new(log, 0).unwrap()).unwrap();
+        assert_eq!(
+            rec.shape(),
+            BenchCircuit::new(log, 0).unwrap().expected_shape()
+        );
+        // One recording serves every seed: that is the point.
+        for seed in [1u64, 2, 0xdead_beef] {
+            let circ = BenchCircuit::new(log, seed).unwrap();
+            let classic = synthesize(circ).unwrap();
+            let new = rec.synthesize(circ).unwrap();
+            assert_same(&classic, &new, &format!("bench 2^{log} seed {seed}"));
+            assert_eq!(new.first_unsatisfied(), None);
+        }
+    }
+}
+
+#[test]
+fn bench_circuit_coefficients_are_narrow() {
+    let rec = CompiledR1cs::record(BenchCircuit::new(16, 0).unwrap()).unwrap();
+    let s = rec.size();
+    // Coefficients are ±1, ±2^k (bit packing, k < 255, and SHA-256's
+    // modular additions) and a few constants: a few hundred table entries,
+    // so a 1- or 2-byte index per non-zero.
+    for (m, name) in s.matrices.iter().zip(["A", "B", "C"]) {
+        assert!(m.index_width <= 2, "{name}: table of {}", m.table_len);
+        assert_eq!(m.rows, 1 << 16);
+    }
+    // Measured 4.9x at 2^16 (row pointers, 4 B per row, are not
+    // compressed and weigh most in B, with ~1 non-zero per row).
+    assert!(s.compressed_bytes() * 4 < s.uncompressed_bytes(), "{s:?}");
+}
+
+#[test]
+fn tiny_circuit_matches_classic() {
+    let vals = [
+        Fr::ZERO,
+        Fr::ONE,
+        -Fr::ONE,
+        Fr::from(2u64),
+        Fr::from(0x1234_5678u64),
+    ];
+    for chain in [0usize, 1, 5, 64] {
+        let rec = CompiledR1cs::record(TinyCircuit {
+            x: Fr::ZERO,
+            y: Fr::ZERO,
+            chain,
+        })
+        .unwrap();
+        for &x in &vals {
+            for &y in &vals {
+                let circ = TinyCircuit { x, y, chain };
+                let classic = synthesize(circ).unwrap();
+                let new = rec.synthesize(circ).unwrap();
+                assert_same(&classic, &new, &format!("tiny chain {chain}"));
+            }
+        }
+    }
+}
+
+#[test]
+fn reused_buffers_give_the_same_assignment() {
+    let rec = CompiledR1cs::record(BenchCircuit::new(12, 0).unwrap()).unwrap();
+    let first = rec.synthesize(BenchCircuit::new(12, 5).unwrap()).unwrap();
+    let circ = BenchCircuit::new(12, 6).unwrap();
+    let w = synthesize_witness(circ, Witness::default()).unwrap();
+    let second = rec.evaluate_reusing(w, first).unwrap();
+    assert_same(&synthesize(circ).unwrap(), &second, "reused");
+}
+
+#[test]
+fn witness_equals_classic_assignments() {
+    let circ = BenchCircuit::new(13, 9).unwrap();
+    let classic = synthesize(circ).unwrap();
+    let w = synthesize_witness(circ, Witness::default()).unwrap();
+    assert_eq!(w.input_assignment, classic.input_assignment);
+    assert_eq!(w.aux_assignment, classic.aux_assignment);
+    assert_eq!(w.shape(), classic.shape());
+}
+
+#[test]
+fn other_shape_is_refused() {
+    let tiny = |chain| TinyCircuit {
+        x: Fr::from(3u64),
+        y: Fr::from(4u64),
+        chain,
+    };
+    let rec = CompiledR1cs::record(tiny(3)).unwrap();
+    match rec.synthesize(tiny(4)) {
+        Err(CompiledError::ShapeMismatch { recorded, found }) => {
+            assert_eq!(recorded.num_constraints + 1, found.num_constraints);
+            assert_eq!(recorded.num_aux + 1, found.num_aux);
+        }
+        other => panic!("expected ShapeMismatch, got {other:?}"),
+    }
+    let rec = CompiledR1cs::record(BenchCircuit::new(10, 0).unwrap()).unwrap();
+    let w = synthesize_witness(BenchCircuit::new(11, 0).unwrap(), Witness::default()).unwrap();
+    assert!(matches!(
+        rec.check_witness(&w),
+        Err(CompiledError::ShapeMismatch { .. })
+    ));
+    assert!(matches!(
+        rec.evaluate(w),
+        Err(CompiledError::ShapeMismatch { .. })
+    ));
+}
+
+/// Two aux variables and one constraint, in an order chosen by `swap`:
+/// same counts, different circuit.
+#[derive(Clone, Copy)]
+struct Ordered {
+    swap: bool,
+}
+
+impl Circuit<Fr> for Ordered {
+    fn synthesize<CS: ConstraintSystem<Fr>>(self, cs: &mut CS) -> Result<(), SynthesisError> {
+        let x = cs.alloc(|| "x", || Ok(Fr::ONE))?;
+        if self.swap {
+            cs.enforce(|| "c", |lc| lc + x, |lc| lc + x, |lc| lc + x);
+            cs.alloc(|| "y", || Ok(Fr::ONE))?;
+        } else {
+            let y = cs.alloc(|| "y", || Ok(Fr::ONE))?;
+            cs.enforce(|| "c", |lc| lc + x, |lc| lc + y, |lc| lc + x);
+        }
+        Ok(())
+    }
+}
+
+#[test]
+fn same_counts_other_order_is_refused() {
+    let rec = CompiledR1cs::record(Ordered { swap: false }).unwrap();
+    rec.synthesize(Ordered { swap: false }).unwrap();
+    match rec.synthesize(Ordered { swap: true }) {
+        Err(CompiledError::TraceMismatch { recorded, found }) => {
+            assert_eq!(recorded, rec.key().trace_hash);
+            assert_ne!(recorded, found);
+        }
+        other => panic!("expected TraceMismatch, got {other:?}"),
+    }
+}
+
+/// Fails in its value closure: recording must not call it, witness-only
+/// synthesis must report it.
+struct NoWitness;
+
+impl Circuit<Fr> for NoWitness {
+    fn synthesize<CS: ConstraintSystem<Fr>>(self, cs: &mut CS) -> Result<(), SynthesisError> {
+        let x = cs.alloc(|| "x", || Err(SynthesisError::AssignmentMissing))?;
+        cs.enforce(|| "c", |lc| lc + x, |lc| lc, |lc| lc);
+        Ok(())
+    }
+}
+
+#[test]
+fn value_closures_run_only_in_witness_synthesis() {
+    let rec = CompiledR1cs::record(NoWitness).unwrap();
+    assert_eq!(rec.shape().num_aux, 1);
+    assert!(matches!(
+        rec.synthesize(NoWitness),
+        Err(CompiledError::Synthesis(SynthesisError::AssignmentMissing))
+    ));
+}
+
+/// Panics in every linear-combination closure: witness-only synthesis must
+/// never build a linear combination.
+struct LcPanics;
+
+impl Circuit<Fr> for LcPanics {
+    fn synthesize<CS: ConstraintSystem<Fr>>(self, cs: &mut CS) -> Result<(), SynthesisError> {
+        cs.alloc(|| "x", || Ok(Fr::ONE))?;
+        cs.enforce(
+            || "c",
+            |_| panic!("LC built"),
+            |_| panic!("LC built"),
+            |_| panic!("LC built"),
+        );
+        Ok(())
+    }
+}
+
+#[test]
+fn witness_synthesis_builds_no_linear_combinations() {
+    let w = synthesize_witness(LcPanics, Witness::default()).unwrap();
+    assert_eq!(w.shape().num_constraints, 2, "1 + the ONE input row");
+}
+
+/// Random circuits with awkward coefficients (0, 1, −1, 2, random), terms
+/// that repeat a variable or cancel to a stored zero, and inputs, aux and
+/// constraints interleaved in a seeded order.
+#[derive(Clone, Copy, Debug)]
+struct RandomCircuit {
+    structure: u64,
+    values: u64,
+    events: usize,
+}
+
+fn awkward(rng: &mut ChaCha8Rng) -> Fr {
+    match rng.next_u32() % 6 {
+        0 => Fr::ZERO,
+        1 => Fr::ONE,
+        2 => -Fr::ONE,
+        3 => Fr::from(2u64),
+        _ => Fr::random(&mut *rng),
+    }
+}
+
+fn random_lc(rng: &mut ChaCha8Rng, n_in: usize, n_aux: usize) -> LinearCombination<Fr> {
+    let mut lc = LinearCombination::zero();
+    for _ in 0..rng.next_u32() % 6 {
+        let v = if rng.next_u32() % 3 == 0 || n_aux == 0 {
+            Variable(Index::Input(rng.next_u32() as usize % n_in))
+        } else {
+            Variable(Index::Aux(rng.next_u32() as usize % n_aux))
+        };
+        let c = awkward(rng);
+        lc = lc + (c, v);
+        if rng.next_u32() % 8 == 0 {
+            lc = lc - (c, v);
+        }
+    }
+    lc
+}
+
+impl Circuit<Fr> for RandomCircuit {
+    fn synthesize<CS: ConstraintSystem<Fr>>(self, cs: &mut CS) -> Result<(), SynthesisError> {
+        // The structure (and so the recorded matrix) depends on
+        // `structure` only; values on `values` only.
+        let mut s = ChaCha8Rng::seed_from_u64(self.structure);
+        let mut v = ChaCha8Rng::seed_from_u64(self.values);
+        let (mut n_in, mut n_aux) = (1usize, 0usize);
+        for _ in 0..self.events {
+            match s.next_u32() % 8 {
+                0 => {
+                    cs.alloc_input(|| "in", || Ok(awkward(&mut v)))?;
+                    n_in += 1;
+                }
+                1..=3 => {
+                    cs.alloc(|| "aux", || Ok(awkward(&mut v)))?;
+                    n_aux += 1;
+                }
+                _ => {
+                    let a = random_lc(&mut s, n_in, n_aux);
+                    let b = random_lc(&mut s, n_in, n_aux);
+                    let c = random_lc(&mut s, n_in, n_aux);
+                    cs.enforce(|| "c", |_| a, |_| b, |_| c);
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+    #[test]
+    fn random_circuits_match_classic(structure in any::<u64>(), values in any::<u64>(), other in any::<u64>(), events in 0usize..300) {
+        let circ = RandomCircuit { structure, values, events };
+        let rec = CompiledR1cs::record(circ).unwrap();
+        let classic = synthesize(circ).unwrap();
+        let new = rec.synthesize(circ).unwrap();
+        assert_same(&classic, &new, "random");
+        // Another witness through the same recording.
+        let circ = RandomCircuit { structure, values: other, events };
+        assert_same(&synthesize(circ).unwrap(), &rec.synthesize(circ).unwrap(), "random, other values");
+    }
+}
