@@ -2,7 +2,7 @@
 // portable C++ Montgomery product (1.34× the PTX one on the H200 in
 // isolation, docs/GPU.md §8). Inlining costs ~3 min of ptxas on 2 busy
 // cores (148–255 registers per kernel, a few spills in the reductions);
-// the first H200 run used calls (CUZK_NOINLINE_MUL) and PTX products.
+// CUZK_NOINLINE_MUL selects calls instead, for faster builds.
 #define CUZK_DEVICE_MUL_PORTABLE 1
 #include "msm_device.cuh"
 

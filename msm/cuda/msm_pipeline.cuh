@@ -25,8 +25,8 @@
 //     buckets (one thread per chunk at every level; see red_chunk_op).
 //  5. the W window sums go back to the caller, who combines them by
 //     doubling (Horner) on the CPU: a single-threaded chain of ~256
-//     doublings took ~10 ms as a one-thread kernel (ncu, H200, session 3:
-//     21 % of a 2^20 MSM), microseconds on the host.
+//     doublings takes ~10 ms as a one-thread kernel (ncu on the H200: 21 %
+//     of a 2^20 MSM), microseconds on the host.
 #pragma once
 
 #include <memory>

@@ -84,8 +84,8 @@ fn every_mode_2_1_to_2_24() {
 #[ignore = "needs an NVIDIA GPU"]
 fn spot_sizes_2_26_2_27() {
     let (g, s) = setup();
-    // One kind per size: the CPU reference dominates (the first H200 run
-    // spent > 80 s here with two kinds per size).
+    // One kind per size: the CPU reference dominates (two kinds per size
+    // take > 80 s on the H200 host).
     for (log_n, kind) in [(26, Kind::icoset()), (27, Kind::Fft)] {
         let d = Domain::new(log_n).unwrap();
         let x = par_random(1 << log_n, 77 + u64::from(log_n));
