@@ -15,15 +15,10 @@ use cuzk_scheduler::{Engine, JobHandle, JobSpec};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-/// `cuzk prove porep`: C1 output → C2 proof.
+/// Who proves which sector, and where the parameters are: the flags
+/// `prove porep` and `verify porep` share.
 #[derive(Args, Debug, Clone)]
-pub struct ProvePorepArgs {
-    /// The C1 output: filecoin-proofs JSON, filecoin-proofs-api JSON (as
-    /// Lotus/Curio store it) or Curio's {"SectorNum","Phase1Out","SectorSize"}.
-    /// Repeat it (or name a folder of `.json` files) to prove several
-    /// sectors in one pipelined run; each fails or succeeds on its own.
-    #[arg(long, value_name = "FILE|DIR", required = true)]
-    pub c1: Vec<PathBuf>,
+pub struct SectorArgs {
     /// Prover id: a miner id (f01000) or 64 hex digits.
     #[arg(long)]
     pub prover_id: String,
@@ -40,6 +35,19 @@ pub struct ProvePorepArgs {
     /// /var/tmp/filecoin-proof-parameters).
     #[arg(long, value_name = "DIR")]
     pub param_cache: Option<PathBuf>,
+}
+
+/// `cuzk prove porep`: C1 output → C2 proof.
+#[derive(Args, Debug, Clone)]
+pub struct ProvePorepArgs {
+    /// The C1 output: filecoin-proofs JSON, filecoin-proofs-api JSON (as
+    /// Lotus/Curio store it) or Curio's {"SectorNum","Phase1Out","SectorSize"}.
+    /// Repeat it (or name a folder of `.json` files) to prove several
+    /// sectors in one pipelined run; each fails or succeeds on its own.
+    #[arg(long, value_name = "FILE|DIR", required = true)]
+    pub c1: Vec<PathBuf>,
+    #[command(flatten)]
+    pub sector: SectorArgs,
     /// Where to write the proof (raw bytes, 192 per partition); with
     /// several C1 outputs, a folder that receives `<c1 name>.proof` each.
     #[arg(long, value_name = "FILE|DIR")]
@@ -60,18 +68,8 @@ pub struct VerifyPorepArgs {
     /// The proof file.
     #[arg(long, value_name = "FILE")]
     pub proof: PathBuf,
-    /// Prover id: a miner id (f01000) or 64 hex digits.
-    #[arg(long)]
-    pub prover_id: String,
-    /// Sector number (default: the Curio wrapper's SectorNum).
-    #[arg(long)]
-    pub sector_id: Option<u64>,
-    /// Sector size, as for `prove porep`.
-    #[arg(long)]
-    pub sector_size: Option<String>,
-    /// Directory of the .vk files (same default as `prove porep`).
-    #[arg(long, value_name = "DIR")]
-    pub param_cache: Option<PathBuf>,
+    #[command(flatten)]
+    pub sector: SectorArgs,
 }
 
 /// `cuzk testdata porep`: parameters and a sealed sector for a test size.
@@ -184,8 +182,8 @@ pub fn run_prove(
     engine: &Engine,
 ) -> Result<()> {
     let t = Instant::now();
-    let prover_id = parse_prover_id(&args.prover_id)?;
-    let param_dir = resolve_param_dir(args.param_cache.as_deref(), config_param_cache);
+    let prover_id = parse_prover_id(&args.sector.prover_id)?;
+    let param_dir = resolve_param_dir(args.sector.param_cache.as_deref(), config_param_cache);
     let files = c1_files(&args.c1)?;
     let many = files.len() > 1;
     if many {
@@ -195,8 +193,8 @@ pub fn run_prove(
     let mut sectors = Vec::new();
     for path in &files {
         let submit = || -> Result<Sector> {
-            let c1 = read_c1(path, args.sector_size.as_deref())?;
-            let sector = sector_id(args.sector_id, &c1)?;
+            let c1 = read_c1(path, args.sector.sector_size.as_deref())?;
+            let sector = sector_id(args.sector.sector_id, &c1)?;
             let job = porep_job(&c1, &param_dir, true)?;
             let t0 = Instant::now();
             let info = engine.load_circuit(
@@ -298,10 +296,10 @@ pub fn run_prove(
 /// Runs `cuzk verify porep`; `Ok(false)` means the proof is invalid (the
 /// binary should exit non-zero), errors mean it could not be checked.
 pub fn run_verify(args: &VerifyPorepArgs, config_param_cache: Option<&Path>) -> Result<bool> {
-    let c1 = read_c1(&args.c1, args.sector_size.as_deref())?;
-    let prover_id = parse_prover_id(&args.prover_id)?;
-    let sector = sector_id(args.sector_id, &c1)?;
-    let param_dir = resolve_param_dir(args.param_cache.as_deref(), config_param_cache);
+    let c1 = read_c1(&args.c1, args.sector.sector_size.as_deref())?;
+    let prover_id = parse_prover_id(&args.sector.prover_id)?;
+    let sector = sector_id(args.sector.sector_id, &c1)?;
+    let param_dir = resolve_param_dir(args.sector.param_cache.as_deref(), config_param_cache);
     let proof = std::fs::read(&args.proof).map_err(|e| FilecoinError::file(&args.proof, e))?;
     let ok = verify_c2(&c1.kind, &c1.public, prover_id, sector, &proof, &param_dir)?;
     println!(

@@ -2,8 +2,8 @@
 //! typed error the `cuzk` binary turns into a non-zero exit.
 
 use super::{
-    run_prove, run_testdata, run_verify, GeneratorChoice, ProvePorepArgs, TestdataPorepArgs,
-    VerifyPorepArgs,
+    run_prove, run_testdata, run_verify, GeneratorChoice, ProvePorepArgs, SectorArgs,
+    TestdataPorepArgs, VerifyPorepArgs,
 };
 use clap::{Parser, Subcommand};
 use cuzk_filecoin::FilecoinError;
@@ -45,13 +45,18 @@ fn flags_parse() {
     assert_eq!(
         (
             p.c1.first().and_then(|c| c.to_str()),
-            p.prover_id.as_str(),
-            p.sector_id,
+            p.sector.prover_id.as_str(),
+            p.sector.sector_id,
             p.out.to_str()
         ),
         (Some("c1.json"), "f01000", Some(7), Some("p.bin"))
     );
-    assert!(!p.no_verify && p.param_cache.is_none() && p.sector_size.is_none() && p.c1.len() == 1);
+    assert!(
+        !p.no_verify
+            && p.sector.param_cache.is_none()
+            && p.sector.sector_size.is_none()
+            && p.c1.len() == 1
+    );
     let Cmd::Prove(p) = parse(&[
         "prove",
         "--c1",
@@ -73,8 +78,8 @@ fn flags_parse() {
     };
     assert_eq!(
         (
-            p.param_cache.unwrap().to_str(),
-            p.sector_size.as_deref(),
+            p.sector.param_cache.unwrap().to_str(),
+            p.sector.sector_size.as_deref(),
             p.no_verify,
             p.c1.len()
         ),
@@ -133,10 +138,12 @@ fn bad_input_is_a_typed_error() {
     let missing = dir.path().join("nope.json");
     let args = |c1: &std::path::Path, pid: &str| ProvePorepArgs {
         c1: vec![c1.to_path_buf()],
-        prover_id: pid.into(),
-        sector_id: Some(1),
-        sector_size: None,
-        param_cache: Some(dir.path().to_path_buf()),
+        sector: SectorArgs {
+            prover_id: pid.into(),
+            sector_id: Some(1),
+            sector_size: None,
+            param_cache: Some(dir.path().to_path_buf()),
+        },
         out: dir.path().join("out.bin"),
         no_verify: true,
     };
@@ -164,10 +171,12 @@ fn bad_input_is_a_typed_error() {
     let v = VerifyPorepArgs {
         c1: garbage.clone(),
         proof: dir.path().join("p"),
-        prover_id: "f01000".into(),
-        sector_id: Some(1),
-        sector_size: None,
-        param_cache: None,
+        sector: SectorArgs {
+            prover_id: "f01000".into(),
+            sector_id: Some(1),
+            sector_size: None,
+            param_cache: None,
+        },
     };
     assert!(matches!(run_verify(&v, None), Err(FilecoinError::BadC1(_))));
 

@@ -23,6 +23,11 @@ impl Inner {
         }
         *circuit.last_used.lock() = self.secs(Instant::now());
         let (domain, inputs) = (circuit.params().domain_size(), circuit.params().vk.ic.len());
+        // Parameter sets held in host memory are part of the budget.
+        let room = self
+            .opts
+            .memory_budget
+            .saturating_sub(self.state.lock().srs_bytes);
         let mut bytes = Vec::with_capacity(n);
         let mut proving = Vec::with_capacity(n);
         for index in 0..n {
@@ -43,11 +48,6 @@ impl Inner {
                 });
             }
             let need = estimate_partition_bytes(&shape);
-            // Parameter sets held in host memory are part of the budget.
-            let room = self
-                .opts
-                .memory_budget
-                .saturating_sub(self.state.lock().srs_bytes);
             if need > room {
                 return Err(EngineError::BudgetTooSmall {
                     index,
