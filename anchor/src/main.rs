@@ -41,15 +41,15 @@ const MAX_LOG: u32 = 27;
 )]
 struct Args {
     /// Circuit sizes, log2 of the constraint count (comma-separated).
-    #[arg(long, value_delimiter = ',', required = true,
+    #[arg(long, value_delimiter = ',', required_unless_present = "load_only",
           value_parser = clap::value_parser!(u32).range(MIN_LOG as i64..=MAX_LOG as i64))]
     sizes: Vec<u32>,
     /// Circuits in the batched call (a single-circuit call is always measured too).
     #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u64).range(1..=64))]
     batch: u64,
     /// Folder of `bench-<log>.params` files; missing ones are generated there.
-    #[arg(long)]
-    params_dir: PathBuf,
+    #[arg(long, required_unless_present = "load_only")]
+    params_dir: Option<PathBuf>,
     /// Write the records as JSON here (rewritten after every size).
     #[arg(long)]
     json: Option<PathBuf>,
@@ -72,6 +72,15 @@ struct Args {
     /// Only find or generate the parameter files, prove nothing.
     #[arg(long)]
     setup_only: bool,
+    /// Measure only loading this `.params` file (any circuit: a 2^27 bench
+    /// file or the 32 GiB PoRep one), each side `--load-rounds` times in
+    /// turn, and prove nothing. `--sizes` and `--params-dir` are not used.
+    #[arg(long, value_name = "FILE")]
+    load_only: Option<PathBuf>,
+    /// Loads per side with `--load-only` (the first may read from disk,
+    /// later ones from the page cache).
+    #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u32).range(1..=8))]
+    load_rounds: u32,
     /// Print bellperson's and supraseal's info logs.
     #[arg(long)]
     verbose: bool,
@@ -126,10 +135,17 @@ fn main() -> ExitCode {
 
 /// Runs everything; `Ok(false)` if some side failed or a proof did not verify.
 fn run(args: &Args) -> Result<bool> {
-    if !args.params_dir.is_dir() {
+    if let Some(file) = &args.load_only {
+        return load_only(args, file);
+    }
+    let params_dir = args
+        .params_dir
+        .as_deref()
+        .context("--params-dir is required")?;
+    if !params_dir.is_dir() {
         bail!(
             "--params-dir {}: not an existing directory",
-            args.params_dir.display()
+            params_dir.display()
         );
     }
     let mut sides: Vec<Side> = Vec::new();
@@ -168,7 +184,7 @@ fn run(args: &Args) -> Result<bool> {
         let circuit = BenchCircuit::new(log, args.seed).context("bench circuit")?;
         let constraints = circuit.expected_constraints();
         eprintln!("== 2^{log}: {constraints} constraints");
-        let path = params::ensure(&args.params_dir, log, circuit, args.setup_seed)?;
+        let path = params::ensure(params_dir, log, circuit, args.setup_seed)?;
         if args.setup_only {
             continue;
         }
@@ -192,6 +208,77 @@ fn run(args: &Args) -> Result<bool> {
         println!("{}", report::markdown(&records, batch));
     }
     Ok(records.iter().all(|r| r.verified && r.error.is_none()))
+}
+
+/// `--load-only`: each built side loads `file` `--load-rounds` times, in
+/// turn (so both read from the same page cache), and drops it. cuzk: read,
+/// decode and place resident on the device (the engine's SRS cache).
+/// supraseal-c2: its constructor (pinned allocation, header) returns
+/// before a background thread has read the points; dropping joins that
+/// thread, so "new + drop" bounds its load from above (it also includes
+/// freeing the pinned memory).
+fn load_only(args: &Args, file: &Path) -> Result<bool> {
+    let bytes = std::fs::metadata(file)
+        .with_context(|| format!("--load-only {}", file.display()))?
+        .len();
+    eprintln!(
+        "load-only: {} ({:.1} GB)",
+        file.display(),
+        bytes as f64 / 1e9
+    );
+    let mut ok = true;
+    let mut rows: Vec<serde_json::Value> = Vec::new();
+    for round in 1..=args.load_rounds {
+        for &side in &args.sides {
+            if !side.built() {
+                eprintln!(
+                    "side `{}` unavailable (feature `{}`)",
+                    side.name(),
+                    side.feature()
+                );
+                continue;
+            }
+            let t = Instant::now();
+            // Dropping a side is part of its load time (supraseal-c2 joins
+            // its reader thread there); a side built out is a never-built
+            // stand-in without Drop, hence the allow.
+            #[allow(clippy::drop_non_drop)]
+            let r = match side {
+                Side::Cuzk => load_cuzk(file, args.gpu).map(|c| {
+                    let placed = t.elapsed();
+                    drop(c);
+                    (placed, t.elapsed())
+                }),
+                Side::Supraseal => load_supraseal(file).map(|s| {
+                    let constructed = t.elapsed();
+                    drop(s);
+                    (constructed, t.elapsed())
+                }),
+            };
+            match r {
+                Ok((first, total)) => {
+                    let (a, b) = (first.as_secs_f64(), total.as_secs_f64());
+                    eprintln!(
+                        "load-only round {round} {}: {a:.1} s until returned, {b:.1} s with drop",
+                        side.name()
+                    );
+                    rows.push(serde_json::json!({
+                        "side": side.name(), "round": round, "bytes": bytes,
+                        "returned_s": a, "with_drop_s": b,
+                    }));
+                }
+                Err(e) => {
+                    eprintln!("load-only round {round} {}: {e:#}", side.name());
+                    ok = false;
+                }
+            }
+        }
+    }
+    if let Some(json) = &args.json {
+        let text = serde_json::to_string_pretty(&rows).context("encoding JSON")?;
+        std::fs::write(json, text + "\n").with_context(|| format!("writing {}", json.display()))?;
+    }
+    Ok(ok)
 }
 
 /// Writes the records so far to `--json`, if given.

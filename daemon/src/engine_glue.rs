@@ -7,7 +7,11 @@
 //! [`JobSpec`], and reads the engine's counters and timeline.
 
 use crate::error::DaemonError;
-use cuzk_filecoin::{C1Output, FilecoinError, SealProofKind, SealVersion};
+use cuzk_filecoin::compiled::{default_r1cs_dir, R1csCache};
+use cuzk_filecoin::{
+    C1Output, FilecoinError, PostInput, PostProofKind, PostType, PostVersion, SealProofKind,
+    SealVersion, SnapInput, SnapProofKind,
+};
 use cuzk_groth16::{Backend, CheckMode, Parameters, ToxicWaste};
 use cuzk_scheduler::{CircuitSource, Engine, EngineOptions, JobSpec, PartitionSource};
 use cuzk_synth::circuits::BenchCircuit;
@@ -63,6 +67,20 @@ pub enum ProofInput {
         /// Its parameter file's standard name (the engine's circuit id).
         circuit_id: String,
     },
+    /// WinningPoSt, or one WindowPoSt partition, from vanilla proofs.
+    Post {
+        /// The statement and vanilla proofs.
+        input: Arc<PostInput>,
+        /// Its parameter file's standard name (the engine's circuit id).
+        circuit_id: String,
+    },
+    /// A SnapDeals update from its vanilla partition proofs.
+    Snap {
+        /// The statement and vanilla proofs.
+        input: Arc<SnapInput>,
+        /// Its parameter file's standard name (the engine's circuit id).
+        circuit_id: String,
+    },
 }
 
 impl ProofInput {
@@ -76,11 +94,33 @@ impl ProofInput {
         })
     }
 
+    /// A PoSt input: the statement and the id of its parameters.
+    pub fn post(input: PostInput) -> Result<Self, DaemonError> {
+        let circuit_id = cuzk_filecoin::post_params_file_name(&input.kind)
+            .map_err(|e| DaemonError::InvalidArgument(e.to_string()))?;
+        Ok(ProofInput::Post {
+            input: Arc::new(input),
+            circuit_id,
+        })
+    }
+
+    /// A SnapDeals input: the statement and the id of its parameters.
+    pub fn snap(input: SnapInput) -> Result<Self, DaemonError> {
+        let circuit_id = cuzk_filecoin::snap::snap_params_file_name(&input.kind)
+            .map_err(|e| DaemonError::InvalidArgument(format!("SNAP_DEALS_UPDATE: {e}")))?;
+        Ok(ProofInput::Snap {
+            input: Arc::new(input),
+            circuit_id,
+        })
+    }
+
     /// The id under which the input's parameters are registered.
     pub fn circuit_id(&self) -> String {
         match self {
             ProofInput::Bench(b) => bench_circuit_id(b.log_size),
-            ProofInput::Porep { circuit_id, .. } => circuit_id.clone(),
+            ProofInput::Porep { circuit_id, .. }
+            | ProofInput::Post { circuit_id, .. }
+            | ProofInput::Snap { circuit_id, .. } => circuit_id.clone(),
         }
     }
 }
@@ -92,18 +132,39 @@ fn bench_circuit_id(log_size: u32) -> String {
 /// What a circuit id names.
 enum CircuitKey {
     Bench(u32),
-    /// A PoRep parameter file by its standard name (`v28-…params`).
-    PorepFile(String),
+    /// A Filecoin parameter file by its standard name (`v28-…params`).
+    File(String),
 }
 
-/// Curio's names for the PoRep parameter sets and their sector sizes.
-const POREP_IDS: [(&str, u64); 5] = [
-    ("porep-2k", 2 << 10),
-    ("porep-8m", 8 << 20),
-    ("porep-512m", 512 << 20),
-    ("porep-32g", 32 << 30),
-    ("porep-64g", 64 << 30),
+/// Curio's short names for the sector sizes of its parameter-set ids
+/// (`porep-32g`, `wpost-32g`, `winning-32g`, `snap-32g`).
+const SIZE_SUFFIXES: [(&str, u64); 5] = [
+    ("2k", 2 << 10),
+    ("8m", 8 << 20),
+    ("512m", 512 << 20),
+    ("32g", 32 << 30),
+    ("64g", 64 << 30),
 ];
+
+/// The standard parameter file name of one of Curio's ids.
+fn curio_id_file(id: &str) -> Option<Result<String, FilecoinError>> {
+    let (kind, size) = id.split_once('-')?;
+    let size = SIZE_SUFFIXES.iter().find(|(s, _)| *s == size)?.1;
+    // Curio's ids name the sector size; the network's proofs are PoRep
+    // V1_1 and WindowPoSt V1_2.
+    Some(match kind {
+        "porep" => SealProofKind::new(size, SealVersion::V1_1)
+            .and_then(|k| cuzk_filecoin::params_file_name(&k)),
+        "wpost" => PostProofKind::new(PostType::Window, size, PostVersion::V1_2)
+            .and_then(|k| cuzk_filecoin::post_params_file_name(&k)),
+        "winning" => PostProofKind::new(PostType::Winning, size, PostVersion::V1)
+            .and_then(|k| cuzk_filecoin::post_params_file_name(&k)),
+        "snap" => {
+            SnapProofKind::new(size).and_then(|k| cuzk_filecoin::snap::snap_params_file_name(&k))
+        }
+        _ => return None,
+    })
+}
 
 fn parse_circuit_id(id: &str, bench_max: u32) -> Result<CircuitKey, DaemonError> {
     if let Some(k) = id.strip_prefix("bench-k") {
@@ -117,24 +178,16 @@ fn parse_circuit_id(id: &str, bench_max: u32) -> Result<CircuitKey, DaemonError>
         }
         return Ok(CircuitKey::Bench(k));
     }
-    if let Some((_, size)) = POREP_IDS.iter().find(|(n, _)| *n == id) {
-        // Curio's ids name the sector size; the network's proofs are V1_1.
-        let kind = SealProofKind::new(*size, SealVersion::V1_1)
-            .map_err(|e| DaemonError::InvalidArgument(e.to_string()))?;
-        let file = cuzk_filecoin::params_file_name(&kind)
-            .map_err(|e| DaemonError::InvalidArgument(e.to_string()))?;
-        return Ok(CircuitKey::PorepFile(file));
+    if let Some(file) = curio_id_file(id) {
+        return file
+            .map(CircuitKey::File)
+            .map_err(|e| DaemonError::InvalidArgument(e.to_string()));
     }
     if id.starts_with("v28-") && id.ends_with(".params") && !id.contains('/') {
-        return Ok(CircuitKey::PorepFile(id.to_string()));
-    }
-    if id.starts_with("wpost") || id.starts_with("winning") || id.starts_with("snap") {
-        return Err(DaemonError::InvalidArgument(format!(
-            "circuit '{id}': PoSt and SnapDeals parameter sets are not supported yet"
-        )));
+        return Ok(CircuitKey::File(id.to_string()));
     }
     Err(DaemonError::NotFound(format!(
-        "circuit '{id}' (known: bench-k10 .. bench-k{bench_max}, porep-2k, porep-8m, porep-512m, porep-32g, porep-64g)"
+        "circuit '{id}' (known: bench-k10 .. bench-k{bench_max}; porep-, wpost-, winning-, snap- with 2k, 8m, 512m, 32g, 64g; a v28-….params file name)"
     )))
 }
 
@@ -201,6 +254,10 @@ pub struct EngineHost {
     engine: Engine,
     param_cache: PathBuf,
     porep_params: PathBuf,
+    /// PoRep circuits recorded once (`$CUZK_R1CS_CACHE`): partitions are
+    /// synthesized witness-only plus an SpMV (same proofs as the classic
+    /// synthesis); the first job of a proof type records it.
+    r1cs: R1csCache,
     bench_max_log_size: u32,
     /// Held while a bench parameter file is generated, so concurrent first
     /// requests generate it once (the engine loads a file once itself).
@@ -237,6 +294,7 @@ impl EngineHost {
             engine,
             param_cache,
             porep_params,
+            r1cs: R1csCache::new(default_r1cs_dir()),
             bench_max_log_size,
             generating: Mutex::new(()),
             srs_loads: AtomicU64::new(0),
@@ -298,7 +356,7 @@ impl EngineHost {
                 }
                 (circuit_id.to_string(), self.bench_params(circuit_id, k)?)
             }
-            CircuitKey::PorepFile(file) => {
+            CircuitKey::File(file) => {
                 if self.engine.has_circuit(&file) {
                     return Ok(None);
                 }
@@ -342,7 +400,7 @@ impl EngineHost {
     pub fn evict(&self, circuit_id: &str) -> Result<Option<u64>, DaemonError> {
         let circuit_id = match parse_circuit_id(circuit_id, self.bench_max_log_size)? {
             CircuitKey::Bench(_) => circuit_id.to_string(),
-            CircuitKey::PorepFile(file) => file,
+            CircuitKey::File(file) => file,
         };
         let circuit_id = circuit_id.as_str();
         let Some(info) = self
@@ -392,23 +450,50 @@ impl EngineHost {
     pub fn submit(&self, input: &ProofInput, priority: i32) -> Result<Submitted, DaemonError> {
         let circuit_id = input.circuit_id();
         let mut srs_load = self.preload(&circuit_id)?.unwrap_or_default();
+        // No constraint check on the worker: the engine verifies every
+        // partition proof before returning it, which bad input fails.
+        let map = |what: &str, e: FilecoinError| match e {
+            FilecoinError::MissingParams { .. } | FilecoinError::ParamsMismatch { .. } => {
+                DaemonError::Params {
+                    circuit: circuit_id.clone(),
+                    message: e.to_string(),
+                }
+            }
+            other => DaemonError::InvalidArgument(format!("{what}: {other}")),
+        };
         let source: Arc<dyn PartitionSource> = match input {
             ProofInput::Porep { c1, .. } => {
-                // No constraint check on the worker: the engine verifies every
-                // partition proof before returning it, which a bad C1 fails.
-                let job = cuzk_filecoin::porep::porep_job(c1, &self.porep_params, false).map_err(
-                    |e| match e {
-                        FilecoinError::MissingParams { .. }
-                        | FilecoinError::ParamsMismatch { .. } => DaemonError::Params {
-                            circuit: circuit_id.clone(),
-                            message: e.to_string(),
-                        },
-                        other => {
-                            DaemonError::InvalidArgument(format!("POREP_SEAL_COMMIT: {other}"))
-                        }
-                    },
-                )?;
+                let map = |e| map("POREP_SEAL_COMMIT", e);
+                // Missing parameters are reported before a first recording.
+                cuzk_filecoin::locate_params(&c1.kind, &self.porep_params).map_err(map)?;
+                let (r1cs, report) = self.r1cs.porep(&c1.kind, Some(&self.engine)).map_err(map)?;
+                if let Some(rep) = report {
+                    tracing::info!(
+                        path = %rep.path.display(),
+                        recorded = rep.recorded,
+                        replaced = ?rep.replaced,
+                        seconds = rep.elapsed.as_secs_f64(),
+                        "PoRep circuit record ready"
+                    );
+                }
+                let job =
+                    cuzk_filecoin::porep::porep_job(c1, &self.porep_params, false, Some(&r1cs))
+                        .map_err(map)?;
                 job.source
+            }
+            ProofInput::Post { input, .. } => {
+                let what = match input.kind.typ {
+                    PostType::Winning => "WINNING_POST",
+                    PostType::Window => "WINDOW_POST_PARTITION",
+                };
+                cuzk_filecoin::post::post_job(input, &self.porep_params, false)
+                    .map_err(|e| map(what, e))?
+                    .source
+            }
+            ProofInput::Snap { input, .. } => {
+                cuzk_filecoin::snap::snap_job(input, &self.porep_params, false)
+                    .map_err(|e| map("SNAP_DEALS_UPDATE", e))?
+                    .source
             }
             &ProofInput::Bench(b) => {
                 let shape = BenchCircuit::new(b.log_size, 0)

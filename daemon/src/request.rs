@@ -1,7 +1,6 @@
 //! Checking a `SubmitProofRequest` before anything is queued: kind,
-//! priority, payload. A malformed request is an `INVALID_ARGUMENT` error; a
-//! well-formed request of a kind this daemon cannot prove yet becomes a job
-//! that ends FAILED with "not supported yet".
+//! priority, payload. A malformed request is an `INVALID_ARGUMENT` error
+//! naming the field; every proof kind of the proto is provable.
 
 use crate::engine_glue::{BenchJob, ProofInput};
 use crate::error::DaemonError;
@@ -35,8 +34,8 @@ pub struct Checked {
     pub kind: Kind,
     /// The engine priority.
     pub priority: i32,
-    /// What to prove, or why this daemon cannot.
-    pub input: Result<ProofInput, String>,
+    /// What to prove.
+    pub input: ProofInput,
     /// Hash of the contents (for request_id retries).
     pub fingerprint: Fingerprint,
 }
@@ -76,12 +75,10 @@ pub fn check(
         (l, _) => l,
     };
     let input = match kind {
-        Kind::Bench => Ok(ProofInput::Bench(bench(req, bench_max_log_size)?)),
-        Kind::PorepSealCommit => Ok(porep(req)?),
-        other => Err(format!(
-            "{} is not supported yet by this daemon",
-            other.name()
-        )),
+        Kind::Bench => ProofInput::Bench(bench(req, bench_max_log_size)?),
+        Kind::PorepSealCommit => porep(req)?,
+        Kind::WinningPost | Kind::WindowPostPartition => post(req, kind)?,
+        Kind::SnapDealsUpdate => snap(req)?,
     };
     Ok(Checked {
         kind,
@@ -156,6 +153,85 @@ fn porep(req: &pb::SubmitProofRequest) -> Result<ProofInput, DaemonError> {
     ProofInput::porep(c1)
 }
 
+/// The size a request's `sector_size` names, checked against the
+/// registered proof type's.
+fn sector_size(what: &str, req: &pb::SubmitProofRequest, of_type: u64) -> Result<(), DaemonError> {
+    if req.sector_size != 0 && req.sector_size != of_type {
+        return Err(invalid(format!(
+            "{what}: sector_size {} but registered_proof {} is for {of_type}-byte sectors",
+            req.sector_size, req.registered_proof
+        )));
+    }
+    Ok(())
+}
+
+fn commitment(what: &str, field: &str, b: &[u8]) -> Result<[u8; 32], DaemonError> {
+    <[u8; 32]>::try_from(b)
+        .map_err(|_| invalid(format!("{what}: {field} is {} bytes, not 32", b.len())))
+}
+
+/// A PoSt request: the registered proof type (go-state-types' number),
+/// 32 bytes of randomness, the miner, the vanilla proofs (one per sector,
+/// bincode as filecoin-proofs-api's `generate_single_vanilla_proof` returns
+/// them) and, for WindowPoSt, the partition.
+fn post(req: &pb::SubmitProofRequest, kind: Kind) -> Result<ProofInput, DaemonError> {
+    let what = kind.name();
+    let pk = cuzk_filecoin::PostProofKind::from_registered_id(req.registered_proof)
+        .map_err(|e| invalid(format!("{what}: {e}")))?;
+    let want = match kind {
+        Kind::WinningPost => cuzk_filecoin::PostType::Winning,
+        _ => cuzk_filecoin::PostType::Window,
+    };
+    if pk.typ != want {
+        return Err(invalid(format!(
+            "{what}: registered_proof {} is {}, not a {want:?}PoSt proof type",
+            req.registered_proof,
+            pk.api_name()
+        )));
+    }
+    sector_size(what, req, pk.sector_size)?;
+    let mut randomness = commitment(what, "randomness", &req.randomness)?;
+    // As Lotus and Curio do before calling filecoin-ffi: the chain's
+    // randomness made a canonical field element.
+    randomness[31] &= 0x3f;
+    if req.vanilla_proofs.is_empty() {
+        return Err(invalid(format!("{what}: vanilla_proofs is empty")));
+    }
+    let prover_id = cuzk_filecoin::parse_prover_id(&format!("f0{}", req.miner_id))
+        .map_err(|e| invalid(format!("{what}: miner_id: {e}")))?;
+    ProofInput::post(cuzk_filecoin::PostInput {
+        kind: pk,
+        randomness,
+        prover_id,
+        vanilla_proofs: req.vanilla_proofs.clone(),
+        partition: (kind == Kind::WindowPostPartition).then_some(req.partition_index as usize),
+    })
+}
+
+/// A SnapDeals request: the registered update proof type (0 = 2 KiB …
+/// 4 = 64 GiB), the three commitments and one vanilla proof per
+/// partition (bincode as `generate_partition_proofs` returns them).
+fn snap(req: &pb::SubmitProofRequest) -> Result<ProofInput, DaemonError> {
+    let what = "SNAP_DEALS_UPDATE";
+    // 0 is also 2 KiB: with a sector size given, that decides.
+    let sk = match (req.registered_proof, req.sector_size) {
+        (0, s) if s != 0 => cuzk_filecoin::SnapProofKind::new(s),
+        (id, _) => cuzk_filecoin::SnapProofKind::from_registered_id(id),
+    }
+    .map_err(|e| invalid(format!("{what}: {e}")))?;
+    sector_size(what, req, sk.sector_size)?;
+    if req.vanilla_proofs.is_empty() {
+        return Err(invalid(format!("{what}: vanilla_proofs is empty")));
+    }
+    ProofInput::snap(cuzk_filecoin::SnapInput {
+        kind: sk,
+        comm_r_old: commitment(what, "comm_r_old", &req.comm_r_old)?,
+        comm_r_new: commitment(what, "comm_r_new", &req.comm_r_new)?,
+        comm_d_new: commitment(what, "comm_d_new", &req.comm_d_new)?,
+        vanilla_proofs: req.vanilla_proofs.clone(),
+    })
+}
+
 /// A hash of everything that defines the proof (not the priority: a retry
 /// may come at another priority and is still the same proof).
 fn fingerprint(req: &pb::SubmitProofRequest) -> Fingerprint {
@@ -196,6 +272,8 @@ mod tests {
         assert!(engine_priority(Critical) - engine_priority(High) >= 100);
         let winning = pb::SubmitProofRequest {
             proof_kind: pb::ProofKind::WinningPost as i32,
+            randomness: vec![0; 32],
+            vanilla_proofs: vec![vec![0]],
             ..Default::default()
         };
         assert_eq!(
@@ -212,7 +290,7 @@ mod tests {
         )
         .unwrap();
         match c.input {
-            Ok(ProofInput::Bench(b)) => assert_eq!((b.log_size, b.partitions, b.seed), (12, 2, 5)),
+            ProofInput::Bench(b) => assert_eq!((b.log_size, b.partitions, b.seed), (12, 2, 5)),
             other => panic!("{other:?}"),
         }
         for bad in [
@@ -257,13 +335,65 @@ mod tests {
     }
 
     #[test]
-    fn unsupported_kinds_are_jobs_that_fail() {
-        let r = pb::SubmitProofRequest {
-            proof_kind: pb::ProofKind::SnapDealsUpdate as i32,
+    fn post_and_snap_requests_are_checked() {
+        let msg = |r: &pb::SubmitProofRequest| check(r, 20).unwrap_err().to_string();
+        let mut w = pb::SubmitProofRequest {
+            proof_kind: pb::ProofKind::WinningPost as i32,
+            registered_proof: 3,
+            randomness: vec![0xff; 32],
+            miner_id: 1000,
+            vanilla_proofs: vec![vec![1, 2, 3]],
             ..Default::default()
         };
-        let c = check(&r, 20).unwrap();
-        assert!(c.input.unwrap_err().contains("not supported yet"));
+        match check(&w, 20).unwrap().input {
+            ProofInput::Post { input, circuit_id } => {
+                assert_eq!(input.kind.api_name(), "StackedDrgWinning32GiBV1");
+                // The top two bits cleared, as Lotus does before filecoin-ffi.
+                assert_eq!(input.randomness[31], 0x3f);
+                assert_eq!(input.partition, None);
+                assert!(circuit_id.starts_with("v28-proof-of-spacetime-fallback"));
+            }
+            other => panic!("{other:?}"),
+        }
+        w.randomness.pop();
+        assert!(msg(&w).contains("randomness is 31 bytes"));
+        w.randomness.push(0);
+        w.registered_proof = 13; // a WindowPoSt type for WINNING_POST
+        assert!(msg(&w).contains("not a WinningPoSt"));
+        w.proof_kind = pb::ProofKind::WindowPostPartition as i32;
+        w.partition_index = 4;
+        w.sector_size = 2048;
+        assert!(msg(&w).contains("sector_size 2048"));
+        w.sector_size = 32 << 30;
+        match check(&w, 20).unwrap().input {
+            ProofInput::Post { input, .. } => assert_eq!(input.partition, Some(4)),
+            other => panic!("{other:?}"),
+        }
+        w.vanilla_proofs.clear();
+        assert!(msg(&w).contains("vanilla_proofs is empty"));
+        w.registered_proof = 99;
+        assert!(msg(&w).contains("RegisteredPoStProof"));
+
+        let mut s = pb::SubmitProofRequest {
+            proof_kind: pb::ProofKind::SnapDealsUpdate as i32,
+            sector_size: 32 << 30,
+            comm_r_old: vec![1; 32],
+            comm_r_new: vec![2; 32],
+            comm_d_new: vec![3; 32],
+            vanilla_proofs: vec![vec![1]],
+            ..Default::default()
+        };
+        match check(&s, 20).unwrap().input {
+            ProofInput::Snap { input, .. } => {
+                assert_eq!(input.kind.api_name(), "StackedDrg32GiBV1")
+            }
+            other => panic!("{other:?}"),
+        }
+        s.comm_d_new.pop();
+        assert!(msg(&s).contains("comm_d_new is 31 bytes"));
+        s.comm_d_new.push(3);
+        s.registered_proof = 1;
+        assert!(msg(&s).contains("sector_size"));
     }
 
     #[test]

@@ -93,11 +93,7 @@ impl ProvingService {
         .await
         .map_err(|e| Status::internal(format!("request check: {e}")))??;
         let (checked, request_id) = checked;
-        let circuit_id = checked
-            .input
-            .as_ref()
-            .map(|i| i.circuit_id())
-            .unwrap_or_default();
+        let circuit_id = checked.input.circuit_id();
         let begin = self.shared.jobs.begin(
             NewJob {
                 request_id: request_id.clone(),
@@ -119,13 +115,7 @@ impl ProvingService {
             priority = checked.priority,
             "accepted"
         );
-        let input = match checked.input {
-            Ok(i) => i,
-            Err(unsupported) => {
-                self.shared.jobs.fail(&job_id, unsupported, true);
-                return Ok((job_id, None));
-            }
-        };
+        let input = checked.input;
         let shared = self.shared.clone();
         let id = job_id.clone();
         let prepared = tokio::spawn(async move {

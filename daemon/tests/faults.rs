@@ -158,35 +158,70 @@ async fn malformed_requests_get_clear_errors_and_the_daemon_keeps_serving() {
         e.message()
     );
 
-    // Well-formed, but not provable yet: FAILED, never a crash.
-    for req in [
-        pb::SubmitProofRequest {
-            proof_kind: pb::ProofKind::WinningPost as i32,
-            ..Default::default()
-        },
-        pb::SubmitProofRequest {
-            proof_kind: pb::ProofKind::SnapDealsUpdate as i32,
-            vanilla_proofs: vec![vec![1, 2, 3]],
-            ..Default::default()
-        },
-        pb::SubmitProofRequest {
-            proof_kind: pb::ProofKind::WindowPostPartition as i32,
-            ..Default::default()
-        },
+    // PoSt and SnapDeals requests missing their statement: refused with
+    // the field named, never a crash.
+    for (req, field) in [
+        (
+            pb::SubmitProofRequest {
+                proof_kind: pb::ProofKind::WinningPost as i32,
+                ..Default::default()
+            },
+            "randomness",
+        ),
+        (
+            pb::SubmitProofRequest {
+                proof_kind: pb::ProofKind::SnapDealsUpdate as i32,
+                vanilla_proofs: vec![vec![1, 2, 3]],
+                ..Default::default()
+            },
+            "comm_r_old",
+        ),
+        (
+            pb::SubmitProofRequest {
+                proof_kind: pb::ProofKind::WindowPostPartition as i32,
+                registered_proof: 13,
+                randomness: vec![0; 32],
+                ..Default::default()
+            },
+            "vanilla_proofs",
+        ),
     ] {
-        let r = c
+        let e = c
             .prove(pb::ProveRequest { submit: Some(req) })
             .await
-            .unwrap()
-            .into_inner()
-            .result
-            .unwrap();
-        assert_eq!(r.status(), S::Failed);
-        assert!(
-            r.error_message.contains("not supported yet"),
+            .unwrap_err();
+        assert_eq!(e.code(), tonic::Code::InvalidArgument);
+        assert!(e.message().contains(field), "{}", e.message());
+    }
+    // Well-formed, but its parameters are not here: FAILED_PRECONDITION
+    // naming the file, and the daemon keeps serving.
+    let e = c
+        .prove(pb::ProveRequest {
+            submit: Some(pb::SubmitProofRequest {
+                proof_kind: pb::ProofKind::WinningPost as i32,
+                registered_proof: 3,
+                randomness: vec![0; 32],
+                miner_id: 1000,
+                vanilla_proofs: vec![vec![1, 2, 3]],
+                ..Default::default()
+            }),
+        })
+        .await;
+    match e {
+        Err(e) => assert!(
+            e.message().contains("v28-proof-of-spacetime"),
             "{}",
-            r.error_message
-        );
+            e.message()
+        ),
+        Ok(r) => {
+            let r = r.into_inner().result.unwrap();
+            assert_eq!(r.status(), S::Failed);
+            assert!(
+                r.error_message.contains("v28-proof-of-spacetime"),
+                "{}",
+                r.error_message
+            );
+        }
     }
 
     // Over the message limit: refused by the transport, connection intact.
@@ -216,8 +251,8 @@ async fn malformed_requests_get_clear_errors_and_the_daemon_keeps_serving() {
     let st = h.status().await;
     assert_eq!(st.total_proofs_completed, 1);
     assert_eq!(
-        st.total_proofs_failed, 4,
-        "the three unsupported requests and the missing parameters"
+        st.total_proofs_failed, 2,
+        "the PoRep and the WinningPoSt without parameters (refused requests are no jobs)"
     );
 }
 

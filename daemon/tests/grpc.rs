@@ -365,9 +365,25 @@ async fn preload_and_evict_parameter_sets() {
         e.message()
     );
     assert!(e.message().contains("v28-"), "{}", e.message());
-    let e = c.preload_srs(pre("wpost-32g")).await.unwrap_err();
-    assert_eq!(e.code(), tonic::Code::InvalidArgument);
-    assert!(e.message().contains("not supported yet"), "{}", e.message());
+    // Its PoSt and SnapDeals ids too.
+    for (id, file) in [
+        (
+            "wpost-32g",
+            "v28-proof-of-spacetime-fallback-merkletree-poseidon_hasher-8-8-0-",
+        ),
+        (
+            "winning-2k",
+            "v28-proof-of-spacetime-fallback-merkletree-poseidon_hasher-8-0-0-",
+        ),
+        (
+            "snap-32g",
+            "v28-empty-sector-update-merkletree-poseidon_hasher-8-8-0-",
+        ),
+    ] {
+        let e = c.preload_srs(pre(id)).await.unwrap_err();
+        assert_eq!(e.code(), tonic::Code::FailedPrecondition, "{id}");
+        assert!(e.message().contains(file), "{id}: {}", e.message());
+    }
     let e = c.preload_srs(pre("bench-k99")).await.unwrap_err();
     assert_eq!(e.code(), tonic::Code::InvalidArgument);
 }

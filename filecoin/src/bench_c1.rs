@@ -94,18 +94,19 @@ fn path_json<D: Domain>(
 }
 
 /// A `MerkleProof<H, A, B, C>` for leaf `node` of a tree with `leaves`
-/// leaves, with the given root.
-fn merkle_json<H: Hasher, A: Unsigned, B: Unsigned, C: Unsigned>(
+/// leaves, with the given root and leaf value (random when `None`).
+pub(crate) fn merkle_json<H: Hasher, A: Unsigned, B: Unsigned, C: Unsigned>(
     rng: &mut ChaCha20Rng,
     leaves: u64,
     node: u64,
     root: H::Domain,
+    leaf: Option<H::Domain>,
 ) -> Value {
     let (a, b, c) = (A::to_usize(), B::to_usize(), C::to_usize());
     let base_leaves = leaves / (b.max(1) * c.max(1)) as u64;
     let base_levels = (base_leaves.trailing_zeros() / a.trailing_zeros()) as usize;
     let mut idx = node;
-    let leaf = to_json(&H::Domain::random(rng));
+    let leaf = to_json(&leaf.unwrap_or_else(|| H::Domain::random(rng)));
     let base = path_json::<H::Domain>(rng, base_levels, a, &mut idx);
     let data = if b == 0 {
         json!({ "Single": { "root": to_json(&root), "leaf": leaf, "path": base } })
@@ -120,21 +121,22 @@ fn merkle_json<H: Hasher, A: Unsigned, B: Unsigned, C: Unsigned>(
     json!({ "data": data })
 }
 
-type TreeProof<Tree> = storage_proofs_core::merkle::MerkleProof<
+pub(crate) type TreeProof<Tree> = storage_proofs_core::merkle::MerkleProof<
     <Tree as MerkleTreeTrait>::Hasher,
     <Tree as MerkleTreeTrait>::Arity,
     <Tree as MerkleTreeTrait>::SubTreeArity,
     <Tree as MerkleTreeTrait>::TopTreeArity,
 >;
 
-fn tree_proof<Tree: 'static + MerkleTreeTrait>(
+pub(crate) fn tree_proof<Tree: 'static + MerkleTreeTrait>(
     rng: &mut ChaCha20Rng,
     leaves: u64,
     node: u64,
     root: <Tree::Hasher as Hasher>::Domain,
+    leaf: Option<<Tree::Hasher as Hasher>::Domain>,
 ) -> Result<TreeProof<Tree>> {
     let v = merkle_json::<Tree::Hasher, Tree::Arity, Tree::SubTreeArity, Tree::TopTreeArity>(
-        rng, leaves, node, root,
+        rng, leaves, node, root, leaf,
     );
     serde_json::from_value(v)
         .map_err(|e| FilecoinError::Proofs(anyhow::anyhow!("generated Merkle proof: {e}")))
@@ -153,7 +155,7 @@ fn column<Tree: 'static + MerkleTreeTrait>(
     Ok(ColumnProof::new(
         node as u32,
         rows,
-        tree_proof::<Tree>(rng, leaves, node, comm_c)?,
+        tree_proof::<Tree>(rng, leaves, node, comm_c, None)?,
     ))
 }
 
@@ -180,10 +182,10 @@ fn random_tree<Tree: 'static + MerkleTreeTrait>(
             let node = rng.gen_range(1..nodes);
             let comm_d_proofs =
                 serde_json::from_value(merkle_json::<G, typenum::U2, typenum::U0, typenum::U0>(
-                    rng, nodes, node, comm_d,
+                    rng, nodes, node, comm_d, None,
                 ))
                 .map_err(|e| FilecoinError::Proofs(anyhow::anyhow!("generated data proof: {e}")))?;
-            let comm_r_last_proof = tree_proof::<Tree>(rng, nodes, node, comm_r_last)?;
+            let comm_r_last_proof = tree_proof::<Tree>(rng, nodes, node, comm_r_last, None)?;
             let c_x = column::<Tree>(rng, nodes, node, layers, comm_c)?;
             let parents = |n: usize, rng: &mut ChaCha20Rng| -> Result<Vec<_>> {
                 (0..n)

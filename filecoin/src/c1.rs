@@ -282,6 +282,7 @@ fn parse_c1_value(
             return Err(missing(key));
         }
     }
+    check_body(&obj, &kind)?;
     let public = C1Public {
         comm_r: bytes32(&obj, "comm_r")?,
         comm_d: bytes32(&obj, "comm_d")?,
@@ -386,6 +387,136 @@ fn type_name(v: &Value) -> &'static str {
         Value::String(_) => "a string",
         Value::Array(_) => "a list",
         Value::Object(_) => "an object",
+    }
+}
+
+/// Checks what a C1 body must satisfy before filecoin-proofs builds
+/// circuits from it, which it does with asserts and `expect`s: a hostile
+/// body would panic there instead of failing with an error. Checked: the
+/// partition count of the proof type, non-empty partitions of challenge
+/// proofs with as many labeling proofs as the sector has layers and the
+/// graph's parent counts, and every 32-byte value (commitments, replica
+/// id, path hashes, leaves, labels) a canonical field element.
+fn check_body(obj: &Map<String, Value>, kind: &SealProofKind) -> Result<()> {
+    let parts = match obj.get("vanilla_proofs") {
+        Some(Value::Array(a)) => a,
+        Some(other) => {
+            return Err(FilecoinError::BadC1(format!(
+                "vanilla_proofs must be a list of partitions, got {}",
+                type_name(other)
+            )))
+        }
+        None => return Err(missing("vanilla_proofs")),
+    };
+    if let Ok(config) = kind.porep_config() {
+        let want = usize::from(config.partitions);
+        if parts.len() != want {
+            return Err(FilecoinError::SectorSize(format!(
+                "a {} sector's C2 has {want} partition(s), the C1 output has {}",
+                format_size(kind.sector_size),
+                parts.len()
+            )));
+        }
+    }
+    let layers = filecoin_proofs::constants::LAYERS
+        .read()
+        .ok()
+        .and_then(|m| m.get(&kind.sector_size).copied());
+    for (k, part) in parts.iter().enumerate() {
+        let challenges = match part {
+            Value::Array(c) if !c.is_empty() => c,
+            _ => {
+                return Err(FilecoinError::BadC1(format!(
+                    "vanilla_proofs[{k}] must be a non-empty list of challenge proofs"
+                )))
+            }
+        };
+        for (i, proof) in challenges.iter().enumerate() {
+            check_challenge(proof, layers)
+                .map_err(|m| FilecoinError::BadC1(format!("vanilla_proofs[{k}][{i}]: {m}")))?;
+        }
+    }
+    for key in ["replica_id", "comm_r", "comm_d"] {
+        if let Some(v) = obj.get(key) {
+            check_elements(v, &mut key.to_string()).map_err(FilecoinError::BadC1)?;
+        }
+    }
+    Ok(())
+}
+
+/// One challenge's proof: counts filecoin-proofs asserts on, then every
+/// 32-byte value in it.
+fn check_challenge(proof: &Value, layers: Option<usize>) -> std::result::Result<(), String> {
+    let Value::Object(p) = proof else {
+        return Err(format!("expected an object, got {}", type_name(proof)));
+    };
+    let count = |v: Option<&Value>, what: &str| -> std::result::Result<Option<usize>, String> {
+        match v {
+            None => Ok(None),
+            Some(Value::Array(a)) => Ok(Some(a.len())),
+            Some(other) => Err(format!("{what} must be a list, got {}", type_name(other))),
+        }
+    };
+    if let Some(n) = count(p.get("labeling_proofs"), "labeling_proofs")? {
+        match layers {
+            Some(l) if n != l => {
+                return Err(format!("{n} labeling proofs; the sector has {l} layers"))
+            }
+            _ if n == 0 => return Err("no labeling proofs".into()),
+            _ => {}
+        }
+    }
+    if let Some(Value::Object(cols)) = p.get("replica_column_proofs") {
+        use filecoin_proofs::constants::{DRG_DEGREE, EXP_DEGREE};
+        for (key, want) in [("drg_parents", DRG_DEGREE), ("exp_parents", EXP_DEGREE)] {
+            if let Some(n) = count(cols.get(key), key)? {
+                if n != want {
+                    return Err(format!("{n} {key} columns; the graph has {want}"));
+                }
+            }
+        }
+    }
+    check_elements(proof, &mut String::new())
+}
+
+/// Every list of exactly 32 integers under `v` (how the JSON holds a
+/// 32-byte domain value) must be bytes of a canonical field element:
+/// storage-proofs converts each with `from_repr(..).expect(..)`.
+fn check_elements(v: &Value, path: &mut String) -> std::result::Result<(), String> {
+    match v {
+        Value::Array(a) if a.len() == 32 && a.iter().all(Value::is_u64) => {
+            let mut b = [0u8; 32];
+            for (out, x) in b.iter_mut().zip(a) {
+                *out = x
+                    .as_u64()
+                    .and_then(|x| u8::try_from(x).ok())
+                    .ok_or_else(|| format!("{path}: {x} is not a byte"))?;
+            }
+            if bool::from(cuzk_field::Fr::from_bytes_le(&b).is_none()) {
+                return Err(format!("{path}: not a canonical field element"));
+            }
+            Ok(())
+        }
+        Value::Array(a) => {
+            for (i, x) in a.iter().enumerate() {
+                let len = path.len();
+                path.push_str(&format!("[{i}]"));
+                check_elements(x, path)?;
+                path.truncate(len);
+            }
+            Ok(())
+        }
+        Value::Object(m) => {
+            for (k, x) in m {
+                let len = path.len();
+                path.push('.');
+                path.push_str(k);
+                check_elements(x, path)?;
+                path.truncate(len);
+            }
+            Ok(())
+        }
+        _ => Ok(()),
     }
 }
 

@@ -51,6 +51,67 @@ pub enum FilecoinError {
         /// First unsatisfied constraint.
         constraint: usize,
     },
+    /// A partition's synthesized public inputs differ from those
+    /// filecoin-proofs derives (a circuit built differently from
+    /// filecoin-proofs').
+    #[error("partition {partition}: the circuit's public inputs differ from filecoin-proofs'")]
+    InputsMismatch {
+        /// Partition index.
+        partition: usize,
+    },
+    /// The number of PoSt vanilla proofs does not fit the proof type.
+    #[error("{kind}: {got} vanilla proof(s), expected {min}..={max}")]
+    VanillaCount {
+        /// The registered PoSt proof type.
+        kind: String,
+        /// Vanilla proofs given.
+        got: usize,
+        /// Fewest accepted.
+        min: usize,
+        /// Most accepted.
+        max: usize,
+    },
+    /// The challenged sector set given to a PoSt verifier does not fit
+    /// the proof type.
+    #[error("{kind}: {got} challenged sector(s), expected {expected}")]
+    SectorCount {
+        /// The registered PoSt proof type.
+        kind: String,
+        /// Sectors given.
+        got: usize,
+        /// Sectors the proof type has.
+        expected: usize,
+    },
+    /// A vanilla-proofs file that is not a JSON array of base64 strings.
+    #[error("vanilla proofs: {0} (expected a JSON array of base64 strings, one bincode vanilla proof each)")]
+    VanillaFormat(String),
+    /// A PoSt vanilla proof that does not decode, or whose shape does not
+    /// fit the proof type (challenge count, tree arity, field elements).
+    #[error("vanilla proof {index}: {detail}")]
+    BadVanilla {
+        /// Position in the input.
+        index: usize,
+        /// What is wrong.
+        detail: String,
+    },
+    /// Well-formed PoSt vanilla proofs that filecoin-proofs' vanilla
+    /// verifier rejects for this randomness, prover id and sector set.
+    #[error(
+        "partition {partition}: the vanilla proofs do not verify for this randomness, prover id \
+         and sector set (wrong randomness, or corrupt or stale vanilla proofs)"
+    )]
+    VanillaInvalid {
+        /// Partition index.
+        partition: usize,
+    },
+    /// The same sector twice in one PoSt.
+    #[error("sector {0} appears twice")]
+    DuplicateSector(u64),
+    /// Randomness, prover id or a commitment that is not a canonical
+    /// BLS12-381 scalar (32 little-endian bytes below the modulus; the
+    /// chain clears the top two bits of randomness for this).
+    #[error("{0} is not a canonical field element (32 little-endian bytes below the BLS12-381 scalar modulus)")]
+    NotFieldElement(&'static str),
     /// The engine refused or failed the job (a partition's synthesis or
     /// check failed, the parameters could not be loaded, …).
     #[error(transparent)]
@@ -88,6 +149,13 @@ pub enum FilecoinError {
     /// Circuit synthesis failed.
     #[error("synthesis failed: {0}")]
     Synthesis(#[from] bellpepper_core::SynthesisError),
+    /// A recorded circuit could not be saved or used.
+    #[error(transparent)]
+    R1cs(#[from] cuzk_synth::compiled::StoreError),
+    /// The pre-compiled path refused or failed (recording, a witness of
+    /// another shape).
+    #[error(transparent)]
+    Compiled(#[from] cuzk_synth::compiled::CompiledError),
     /// The Groth16 layer (parameters, prover, verifier) failed.
     #[error(transparent)]
     Groth16(#[from] cuzk_groth16::Groth16Error),

@@ -4,17 +4,21 @@
 
 use crate::c1::{format_size, C1Output, C1Public, SealProofKind};
 use crate::error::{proofs, FilecoinError, Result};
+use crate::job::{circuit_job, run_job, ProofJob, ProofOutput};
 use cuzk_field::Fr;
-use cuzk_groth16::{CheckMode, Parameters, ParamsInfo, Proof, Timings};
-use cuzk_scheduler::{Engine, JobSpec, PartitionSource, SourceError};
-use cuzk_synth::{ProvingAssignment, Shape};
+use cuzk_groth16::{ParamsInfo, Proof};
+use cuzk_scheduler::Engine;
+use cuzk_synth::{
+    compiled::{CompiledR1cs, Witness},
+    ProvingAssignment, Shape,
+};
 use filecoin_hashers::{Domain, Hasher};
 use filecoin_proofs::{
     as_safe_commitment, parameters::setup_params, DefaultPieceDomain, DefaultPieceHasher,
     PoRepConfig, SealCommitPhase1Output,
 };
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use storage_proofs_core::{
     compound_proof::{self, CompoundProof},
     merkle::{MerkleProofTrait, MerkleTreeTrait},
@@ -135,98 +139,45 @@ pub struct C2Options<'a> {
     pub check_satisfied: bool,
     /// Job priority in the engine (higher first).
     pub priority: i32,
+    /// The proof type's recorded circuit: witness-only synthesis and an
+    /// SpMV instead of the classic synthesis (same proofs). The caller
+    /// counts its memory against the engine's budget
+    /// ([`Engine::hold_host`]).
+    pub r1cs: Option<Arc<CompiledR1cs>>,
 }
 
 impl<'a> C2Options<'a> {
-    /// Defaults: satisfaction check on, priority 0.
+    /// Defaults: satisfaction check on, priority 0, classic synthesis.
     pub fn new(param_dir: PathBuf, engine: &'a Engine) -> Self {
         Self {
             param_dir,
             engine,
             check_satisfied: true,
             priority: 0,
+            r1cs: None,
         }
     }
-}
-
-/// A C2 proof and how it was made.
-#[derive(Clone, Debug)]
-pub struct C2Output {
-    /// The partition proofs concatenated in order (192 bytes each): the
-    /// bytes `seal_commit_phase2` returns.
-    pub proof: Vec<u8>,
-    /// Number of partitions.
-    pub partitions: usize,
-    /// Shape of one partition circuit.
-    pub shape: Shape,
-    /// The parameter file used.
-    pub params_path: PathBuf,
-    /// Stage timings, summed over partitions.
-    pub timings: Timings,
-}
-
-/// The partitions of one C2 as a job for the engine: each partition's
-/// circuit built as `seal_commit_phase2` builds it, synthesized on an
-/// engine worker and checked there against the parameter file's counts,
-/// the constraints (optionally) and filecoin-proofs' public inputs.
-pub struct PorepSource {
-    partitions: Vec<Mutex<Option<PartitionFn>>>,
-    shape: Shape,
-}
-
-type PartitionFn = Box<dyn FnOnce() -> std::result::Result<ProvingAssignment, SourceError> + Send>;
-
-impl std::fmt::Debug for PorepSource {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("PorepSource")
-            .field("partitions", &self.partitions.len())
-            .field("shape", &self.shape)
-            .finish()
-    }
-}
-
-impl PartitionSource for PorepSource {
-    fn num_partitions(&self) -> usize {
-        self.partitions.len()
-    }
-
-    fn shape(&self, _index: usize) -> std::result::Result<Shape, SourceError> {
-        Ok(self.shape)
-    }
-
-    fn synthesize(&self, index: usize) -> std::result::Result<ProvingAssignment, SourceError> {
-        let f = self
-            .partitions
-            .get(index)
-            .and_then(|m| m.lock().unwrap_or_else(|p| p.into_inner()).take())
-            .ok_or_else(|| format!("partition {index} does not exist or was already taken"))?;
-        f()
-    }
-}
-
-/// A PoRep C2 ready for the engine: its source, and the parameter file
-/// it must be proved with (registered in the engine under `circuit_id`).
-#[derive(Debug)]
-pub struct PorepJob {
-    /// The partitions.
-    pub source: Arc<PorepSource>,
-    /// The `.params` file.
-    pub params_path: PathBuf,
-    /// The engine's id for that file (its standard name).
-    pub circuit_id: String,
 }
 
 /// Builds the job of a C1 output without proving it. With `checks`,
 /// each synthesized partition is checked on its worker: every constraint
 /// satisfied, and its public inputs equal to what filecoin-proofs derives.
 /// Without (random C1 outputs for benchmarks, whose vanilla proofs match
-/// neither), only the parameter file's counts are checked.
-pub fn porep_job(c1: &C1Output, param_dir: &Path, checks: bool) -> Result<PorepJob> {
+/// neither), only the parameter file's counts are checked. With `r1cs`
+/// (the proof type's recorded circuit, [`crate::compiled::R1csCache`]),
+/// partitions are synthesized witness-only and multiplied with it; else
+/// by the classic synthesis. Both give the same assignment.
+pub fn porep_job(
+    c1: &C1Output,
+    param_dir: &Path,
+    checks: bool,
+    r1cs: Option<&Arc<CompiledR1cs>>,
+) -> Result<ProofJob> {
     c1.public.check_nonzero()?;
     let config = c1.kind.porep_config()?;
     with_tree!(
         c1.kind.sector_size,
-        job_tree(c1, &config, param_dir, checks)
+        job_tree(c1, &config, param_dir, checks, r1cs)
     )
 }
 
@@ -235,105 +186,25 @@ fn job_tree<Tree: 'static + MerkleTreeTrait>(
     config: &PoRepConfig,
     param_dir: &Path,
     checks: bool,
-) -> Result<PorepJob> {
+    r1cs: Option<&Arc<CompiledR1cs>>,
+) -> Result<ProofJob> {
     let params_path = locate_params(&c1.kind, param_dir)?;
-    let info = Arc::new(Parameters::inspect(&params_path)?);
     let Prepared { circuits, inputs } = prepare::<Tree>(c1, config)?;
-    // A file of another circuit under the right name is caught here, before
-    // any synthesis, by its public-input count (the rest of the shape is
-    // checked after each partition's synthesis).
-    if let Some(want) = inputs.first() {
-        if want.len() + 1 != info.ic {
-            return Err(FilecoinError::ParamsMismatch {
-                path: params_path,
-                detail: format!(
-                    "the circuit has {} public inputs, the file has {}",
-                    want.len(),
-                    info.ic.saturating_sub(1)
-                ),
-            });
-        }
-    }
-    // The file's counts bound the partition's shape (the domain bounds the
-    // constraint count from above), so no counting pass: on a 32 GiB
-    // partition count_shape alone takes ~1 min of one core. The full check
-    // (every count, A/B densities) runs after synthesis, on the worker.
-    let shape = Shape {
-        num_inputs: info.ic,
-        num_aux: info.l,
-        num_constraints: info.domain_size(),
-    };
-    let partitions = circuits
-        .into_iter()
-        .zip(inputs)
-        .enumerate()
-        .map(|(k, (circuit, want))| {
-            let (info, path) = (Arc::clone(&info), params_path.clone());
-            let f: PartitionFn = Box::new(move || {
-                let pa = cuzk_synth::synthesize_with_hint(circuit, shape)?;
-                let mut t = Timings::default();
-                check_partition(&path, &info, &pa, k, checks, &mut t)?;
-                if checks && pa.input_assignment.get(1..) != Some(&want[..]) {
-                    return Err(format!(
-                        "partition {k}: the circuit's public inputs differ from generate_public_inputs"
-                    )
-                    .into());
-                }
-                Ok(pa)
-            });
-            Mutex::new(Some(f))
-        })
-        .collect();
-    let circuit_id = params_path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_else(|| params_path.display().to_string());
-    Ok(PorepJob {
-        source: Arc::new(PorepSource { partitions, shape }),
-        params_path,
-        circuit_id,
-    })
+    circuit_job(params_path, circuits, inputs, checks, r1cs)
 }
 
 /// Proves a C1 output: the C2 step, as one job of the engine (its
 /// parameters loaded once per engine). Every partition proof is
 /// self-checked by the engine against the public inputs filecoin-proofs
 /// derives for it before it is returned.
-pub fn prove_c2(c1: &C1Output, opts: &C2Options<'_>) -> Result<C2Output> {
-    let job = porep_job(c1, &opts.param_dir, opts.check_satisfied)?;
-    let mut timings = Timings::default();
-    let t = std::time::Instant::now();
-    opts.engine
-        .load_circuit(
-            &job.circuit_id,
-            &job.params_path,
-            CheckMode::Trusted,
-            &|_, _| {},
-        )
-        .map_err(FilecoinError::Engine)?;
-    timings.add("load_params", t.elapsed());
-    let partitions = job.source.num_partitions();
-    let shape = job.source.shape;
-    let out = opts
-        .engine
-        .submit_blocking(
-            JobSpec::new(job.circuit_id.clone(), job.source).with_priority(opts.priority),
-        )
-        .and_then(|h| h.wait())
-        .map_err(FilecoinError::Engine)?;
-    for p in &out.partitions {
-        timings.add("synthesis", p.synthesis);
-        timings.merge(&p.stages);
-        timings.add("epilogue", p.assembly);
-        timings.add("verify", p.verify);
-    }
-    Ok(C2Output {
-        proof: out.proof_bytes(),
-        partitions,
-        shape,
-        params_path: job.params_path,
-        timings,
-    })
+pub fn prove_c2(c1: &C1Output, opts: &C2Options<'_>) -> Result<ProofOutput> {
+    let job = porep_job(
+        c1,
+        &opts.param_dir,
+        opts.check_satisfied,
+        opts.r1cs.as_ref(),
+    )?;
+    run_job(opts.engine, job, opts.priority)
 }
 
 /// The parsed, checked pieces of a C1 output for one tree shape.
@@ -454,28 +325,6 @@ fn check_vanilla_shape<Tree: 'static + MerkleTreeTrait>(
     Ok(())
 }
 
-fn check_partition(
-    path: &Path,
-    info: &ParamsInfo,
-    pa: &ProvingAssignment,
-    k: usize,
-    satisfied: bool,
-    timings: &mut Timings,
-) -> Result<()> {
-    let a = pa.num_inputs() + pa.a_aux_density.count_ones();
-    let b = pa.b_input_density.count_ones() + pa.b_aux_density.count_ones();
-    check_params(path, info, &pa.shape(), Some((a, b)))?;
-    if satisfied {
-        if let Some(constraint) = timings.time("check_satisfied", || pa.first_unsatisfied()) {
-            return Err(FilecoinError::Unsatisfied {
-                partition: k,
-                constraint,
-            });
-        }
-    }
-    Ok(())
-}
-
 /// Shape of partition 0's circuit of a C1 output (counts only).
 pub fn partition_shape(c1: &C1Output) -> Result<Shape> {
     let config = c1.kind.porep_config()?;
@@ -510,23 +359,90 @@ fn synth_tree<Tree: 'static + MerkleTreeTrait>(
     Ok(cuzk_synth::synthesize_many(p.circuits)?)
 }
 
-/// Synthesizes partition `k` of a C1 output alone (one partition's memory).
-pub fn synthesize_partition(c1: &C1Output, k: usize) -> Result<ProvingAssignment> {
+/// Synthesizes partition `k` of a C1 output alone (one partition's
+/// memory): classically, or witness-only and multiplied with `r1cs`.
+pub fn synthesize_partition(
+    c1: &C1Output,
+    k: usize,
+    r1cs: Option<&CompiledR1cs>,
+) -> Result<ProvingAssignment> {
     let config = c1.kind.porep_config()?;
-    with_tree!(c1.kind.sector_size, synth_one(c1, &config, k))
+    with_tree!(c1.kind.sector_size, synth_one(c1, &config, k, r1cs))
 }
 
 fn synth_one<Tree: 'static + MerkleTreeTrait>(
     c1: &C1Output,
     config: &PoRepConfig,
     k: usize,
+    r1cs: Option<&CompiledR1cs>,
 ) -> Result<ProvingAssignment> {
     let p = prepare::<Tree>(c1, config)?;
     let n = p.circuits.len();
     let circuit = p.circuits.into_iter().nth(k).ok_or_else(|| {
         FilecoinError::BadC1(format!("partition {k} asked for, the C1 output has {n}"))
     })?;
-    Ok(cuzk_synth::synthesize(circuit)?)
+    Ok(match r1cs {
+        Some(r) => r.synthesize(circuit)?,
+        None => cuzk_synth::synthesize(circuit)?,
+    })
+}
+
+/// Witness-only synthesis of partitions `ks` of a C1 output, all at once
+/// (one thread each), checked against `r1cs`: for measuring the
+/// pre-compiled path. Returns each witness with its own synthesis time.
+pub fn witness_partitions(
+    c1: &C1Output,
+    ks: &[usize],
+    r1cs: &CompiledR1cs,
+) -> Result<Vec<(Witness, std::time::Duration)>> {
+    let config = c1.kind.porep_config()?;
+    with_tree!(c1.kind.sector_size, witness_tree(c1, &config, ks, r1cs))
+}
+
+fn witness_tree<Tree: 'static + MerkleTreeTrait>(
+    c1: &C1Output,
+    config: &PoRepConfig,
+    ks: &[usize],
+    r1cs: &CompiledR1cs,
+) -> Result<Vec<(Witness, std::time::Duration)>> {
+    let p = prepare::<Tree>(c1, config)?;
+    let n = p.circuits.len();
+    let mut circuits: Vec<Option<_>> = p.circuits.into_iter().map(Some).collect();
+    let picked: Vec<_> = ks
+        .iter()
+        .map(|&k| {
+            circuits.get_mut(k).and_then(Option::take).ok_or_else(|| {
+                FilecoinError::BadC1(format!(
+                    "partition {k} asked for (once), the C1 output has {n}"
+                ))
+            })
+        })
+        .collect::<Result<_>>()?;
+    // One thread per partition: witness synthesis is sequential within
+    // a partition, so this is how a host's cores are used.
+    std::thread::scope(|s| {
+        let threads: Vec<_> = picked
+            .into_iter()
+            .map(|c| {
+                s.spawn(move || -> Result<(Witness, std::time::Duration)> {
+                    let t = std::time::Instant::now();
+                    let w = r1cs.witness(c)?;
+                    Ok((w, t.elapsed()))
+                })
+            })
+            .collect();
+        threads
+            .into_iter()
+            .map(|h| {
+                h.join().unwrap_or_else(|p| {
+                    Err(FilecoinError::BadC1(format!(
+                        "witness synthesis panicked: {}",
+                        cuzk_groth16::panic_message(&*p)
+                    )))
+                })
+            })
+            .collect()
+    })
 }
 
 /// Makes filecoin-proofs read its parameters and verifying keys from `dir`.

@@ -293,9 +293,8 @@ fn wrong_sector_size_is_caught() {
         .unwrap()
         .clone();
     v["vanilla_proofs"]["StackedDrg2KiBV1"] = json!([parts[0].clone(), parts[0].clone()]);
-    let c = parse_c1(v.to_string().as_bytes(), None).unwrap();
     assert!(matches!(
-        partition_shape(&c),
+        parse_c1(v.to_string().as_bytes(), None),
         Err(FilecoinError::SectorSize(_))
     ));
 }
@@ -472,4 +471,64 @@ fn random_c1_for_8mib_matches_the_blank_circuit() {
     let shape = partition_shape(&r).unwrap();
     assert_eq!(shape, cuzk_filecoin::bench_c1::blank_shape(&kind).unwrap());
     assert_eq!(shape.num_constraints - shape.num_inputs, 3_844_929);
+}
+
+/// Hostile C1 bodies that panicked inside storage-proofs (a `from_repr`
+/// `expect`, asserts on counts, index panics) are refused by `parse_c1`
+/// with a typed error that says where; the real C1 output passes the same
+/// checks, so they refuse nothing filecoin-proofs writes.
+#[test]
+fn hostile_c1_bodies_are_refused_before_circuits() {
+    let tag = "StackedDrg2KiBV1";
+    let refused = |v: &Value, needle: &str| {
+        let e = parse_c1(v.to_string().as_bytes(), None).unwrap_err();
+        assert!(
+            matches!(e, FilecoinError::BadC1(_)) && e.to_string().contains(needle),
+            "expected BadC1 with {needle:?}: {e}"
+        );
+    };
+    // A 32-byte value at or above the modulus: all 0xff.
+    let high = json!(vec![255u8; 32]);
+    for key in ["comm_d", "comm_r", "replica_id"] {
+        let mut v = c1_value();
+        v[key] = high.clone();
+        refused(&v, key);
+    }
+    let mut v = c1_value();
+    v["vanilla_proofs"][tag][0][0]["comm_d_proofs"]["root"] = high.clone();
+    refused(&v, "comm_d_proofs.root");
+    let mut v = c1_value();
+    v["vanilla_proofs"][tag][0][0]["replica_column_proofs"]["drg_parents"][0]["column"]["rows"]
+        [0] = high.clone();
+    refused(&v, "not a canonical field element");
+    // Counts storage-proofs asserts on.
+    let mut v = c1_value();
+    v["vanilla_proofs"][tag][0][0]["labeling_proofs"] = json!([]);
+    refused(&v, "labeling proofs");
+    let mut v = c1_value();
+    let lp = v["vanilla_proofs"][tag][0][0]["labeling_proofs"][0].clone();
+    v["vanilla_proofs"][tag][0][0]["labeling_proofs"] = json!([lp]);
+    refused(&v, "layers");
+    let mut v = c1_value();
+    v["vanilla_proofs"][tag][0][0]["replica_column_proofs"]["drg_parents"]
+        .as_array_mut()
+        .unwrap()
+        .pop();
+    refused(&v, "drg_parents");
+    let mut v = c1_value();
+    v["vanilla_proofs"][tag][0][0]["replica_column_proofs"]["exp_parents"] = json!(3);
+    refused(&v, "exp_parents must be a list");
+    // Empty partitions and non-list forms.
+    let mut v = c1_value();
+    v["vanilla_proofs"][tag] = json!([[]]);
+    refused(&v, "non-empty list");
+    let mut raw = c1_value();
+    let obj = raw.as_object_mut().unwrap();
+    obj.remove("registered_proof");
+    obj.insert("vanilla_proofs".into(), json!(5));
+    let e = parse_c1(raw.to_string().as_bytes(), Some(KIB2)).unwrap_err();
+    assert!(matches!(e, FilecoinError::BadC1(_)), "{e}");
+    // The real output and the real output after a value-preserving edit
+    // (a canonical change of one label) still parse.
+    assert!(parse_c1(&c1_bytes(), None).is_ok());
 }

@@ -83,6 +83,14 @@ pub trait Backend: Send + Sync + std::fmt::Debug {
     fn memory_info(&self) -> Option<(u64, u64)> {
         None
     }
+
+    /// True when [`Backend::evaluate`] computes a deferred assignment's
+    /// a, b, c ([`cuzk_synth::compiled::CompiledR1cs::defer`]) in device
+    /// memory, so they never take host memory (the GPU backend). The CPU
+    /// backend computes them in host memory inside `evaluate`.
+    fn abc_on_device(&self) -> bool {
+        false
+    }
 }
 
 /// Where [`Backend::place`] put a parameter set.
@@ -101,7 +109,7 @@ pub enum Placement {
 pub fn check_shape(params: &Parameters, pa: &ProvingAssignment) -> Result<()> {
     let m = params.domain_size();
     let counts = params.counts();
-    let n = pa.a.len();
+    let n = pa.num_constraints();
     let err = |s: String| Err(Groth16Error::Mismatch(s));
     if n.max(1).next_power_of_two() != m {
         return err(format!(
@@ -170,6 +178,10 @@ impl Backend for CpuBackend {
         check_shape(params, &pa)?;
         if !params.has_queries() {
             return Err(released_error(self.name()));
+        }
+        let mut pa = pa;
+        if pa.deferred.is_some() {
+            timings.time("spmv", || pa.evaluate_deferred())?;
         }
         let ProvingAssignment {
             a,

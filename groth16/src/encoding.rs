@@ -66,6 +66,14 @@ impl<'a> Reader<'a> {
     }
 }
 
+/// The flag bits of an uncompressed slot's first byte must have the
+/// compression bit clear: blst's deserializer otherwise decompresses the
+/// first half of the slot and ignores the rest, so one point would have
+/// many encodings and a corrupted slot could still load.
+fn uncompressed_flags_ok(first: u8) -> bool {
+    first & 0x80 == 0
+}
+
 /// A point type with the ZCash encodings.
 pub(crate) trait Encoded: Sized + Copy + Send + Sync + PrimeCurveAffine {
     const UNCOMPRESSED: usize;
@@ -77,6 +85,9 @@ impl Encoded for G1Affine {
     const UNCOMPRESSED: usize = G1_UNCOMPRESSED;
     fn decode_uncompressed(bytes: &[u8], mode: CheckMode) -> Option<Self> {
         let arr: &[u8; G1_UNCOMPRESSED] = bytes.try_into().ok()?;
+        if !uncompressed_flags_ok(arr[0]) {
+            return None;
+        }
         match mode {
             CheckMode::Full => Option::from(G1Affine::from_uncompressed(arr)),
             CheckMode::Trusted => Option::from(G1Affine::from_uncompressed_unchecked(arr)),
@@ -91,6 +102,9 @@ impl Encoded for G2Affine {
     const UNCOMPRESSED: usize = G2_UNCOMPRESSED;
     fn decode_uncompressed(bytes: &[u8], mode: CheckMode) -> Option<Self> {
         let arr: &[u8; G2_UNCOMPRESSED] = bytes.try_into().ok()?;
+        if !uncompressed_flags_ok(arr[0]) {
+            return None;
+        }
         match mode {
             CheckMode::Full => Option::from(G2Affine::from_uncompressed(arr)),
             CheckMode::Trusted => Option::from(G2Affine::from_uncompressed_unchecked(arr)),

@@ -22,6 +22,36 @@ pub enum Groth16Error {
         /// What is wrong with it.
         source: Box<Groth16Error>,
     },
+    /// A file read whole (a `.vk`, proofs, inputs, a C1 output, a config)
+    /// is larger than the limit for its kind: refused before it is read.
+    #[error("{path}: larger than the {limit}-byte limit for {what}")]
+    TooLarge {
+        /// The file.
+        path: PathBuf,
+        /// What it was read as.
+        what: &'static str,
+        /// The most bytes accepted.
+        limit: u64,
+    },
+    /// A path that must name a regular file names a directory or a device.
+    #[error("{path}: not a regular file ({kind})")]
+    NotAFile {
+        /// The path.
+        path: PathBuf,
+        /// What it is instead.
+        kind: &'static str,
+    },
+    /// A memory-mapped file changed size while it was decoded (replaced or
+    /// truncated underneath the process): what was read cannot be trusted.
+    #[error("{path}: the file changed size while it was read ({before} -> {after} bytes)")]
+    Changed {
+        /// The file.
+        path: PathBuf,
+        /// Its size when mapped.
+        before: u64,
+        /// Its size after decoding.
+        after: u64,
+    },
     /// A plain I/O error (e.g. writing to a stream).
     #[error("i/o error: {0}")]
     Io(#[from] std::io::Error),
@@ -85,6 +115,9 @@ pub enum Groth16Error {
         /// The backend that produced it.
         backend: String,
     },
+    /// A deferred assignment does not fit the record its a, b, c come from.
+    #[error("a, b, c from the recorded circuit: {0}")]
+    Compiled(#[from] cuzk_synth::compiled::CompiledError),
     /// A backend-specific failure (e.g. the GPU ran out of memory).
     #[error("backend {backend}: {message}")]
     Backend {

@@ -7,7 +7,10 @@
 //!    serves G1 and G2), while the device runs
 //! 2. the H step on a, b, c (uploaded, 7 NTTs + pointwise, `cuzk_ntt::gpu`)
 //!    and the H MSM straight from the device-resident coefficients (no round
-//!    trip over PCIe);
+//!    trip over PCIe). For a deferred assignment (a recorded circuit,
+//!    `CompiledR1cs::defer`) the witness is uploaded instead and a, b, c are
+//!    computed on the device (`cuzk_spmv`) from the circuit's matrices,
+//!    which stay resident (one recorded circuit per backend);
 //! 3. L, A, B(G1), B(G2): bitmap sums over the ones and Pippenger over the
 //!    gathered tails, against the resident bases;
 //! 4. the caller's epilogue (r, s) and self-check on the CPU, as for the
@@ -16,7 +19,8 @@
 //! Stages reported to [`Timings`] (what `cuzk prove --timings` prints):
 //! `upload_bases` (transient sets only), `register` (page-locking a, b, c),
 //! `upload_abc` and `ntt_h` (the H step's copies and transforms, split by
-//! CUDA events), `msm_h`, `classify_wait` (classification that outlasted the
+//! CUDA events; deferred: `upload_r1cs` once per circuit, then `upload_z`,
+//! `spmv` and `ntt_h`), `msm_h`, `classify_wait` (classification that outlasted the
 //! H path), `bitmap_sums` and `tails` (the two halves of the G1 split MSMs
 //! L, A, B), `g2_bitmap_sums` and `g2_tails` (B in G2).
 //!
@@ -48,6 +52,8 @@ use cuzk_msm::{classify, Classified, MsmError, Projective};
 use cuzk_ntt::gpu::GpuNtt;
 use cuzk_ntt::NttError;
 use cuzk_pinned_mem::SharedRegistration;
+use cuzk_spmv::gpu::DeviceR1cs;
+use cuzk_synth::compiled::CompiledR1cs;
 use cuzk_synth::ProvingAssignment;
 use group::Group;
 use parking_lot::Mutex;
@@ -110,13 +116,15 @@ pub fn bases_bytes(params: &Parameters) -> u64 {
 }
 
 /// Device bytes one partition needs besides the bases: the H step's three
-/// n-element buffers (staged uploads) plus MSM scratch (digits, sorted
-/// indices, buckets and the gathered tail; a generous 48 bytes per point of
-/// the largest MSM).
+/// n-element buffers (staged uploads), the witness of a deferred assignment
+/// (inputs and aux), plus MSM scratch (digits, sorted indices, buckets and
+/// the gathered tail; a generous 48 bytes per point of the largest MSM).
 pub fn working_bytes(params: &Parameters) -> u64 {
     let n = params.domain_size() as u64;
-    let largest = n.max(params.counts().l as u64);
-    3 * n * 32 + largest * 48 + (64 << 20)
+    let c = params.counts();
+    let largest = n.max(c.l as u64);
+    let witness = (c.l + params.vk.ic.len()) as u64 * 32;
+    3 * n * 32 + witness + largest * 48 + (64 << 20)
 }
 
 /// The GPU backend for one device.
@@ -139,6 +147,9 @@ pub struct GpuBackend {
     depth: std::sync::atomic::AtomicUsize,
     /// How [`Backend::place`] places a set ([`GpuBackend::with_residency`]).
     residency: Residency,
+    /// The matrices of the recorded circuit deferred assignments were last
+    /// proved with (uploaded on first use, replaced by another circuit's).
+    r1cs: Mutex<Option<Arc<DeviceR1cs>>>,
 }
 
 fn gpu_err(e: GpuError) -> Groth16Error {
@@ -156,6 +167,16 @@ fn msm_err(e: MsmError) -> Groth16Error {
     Groth16Error::Msm(e.to_string())
 }
 
+fn spmv_err(e: cuzk_spmv::SpmvError) -> Groth16Error {
+    match e {
+        cuzk_spmv::SpmvError::Compiled(c) => Groth16Error::Compiled(c),
+        e => Groth16Error::Backend {
+            backend: "gpu".into(),
+            message: format!("spmv: {e}"),
+        },
+    }
+}
+
 impl GpuBackend {
     /// A backend on device `ordinal` (twiddle tables built now).
     pub fn new(ordinal: usize) -> Result<Self> {
@@ -171,6 +192,7 @@ impl GpuBackend {
             device_lock: Mutex::new(()),
             depth: std::sync::atomic::AtomicUsize::new(1),
             residency: Residency::Auto,
+            r1cs: Mutex::new(None),
         })
     }
 
@@ -341,6 +363,90 @@ impl GpuBackend {
             .filter(|r| std::ptr::eq(Arc::as_ptr(&r.params), params))
             .map(|r| Arc::clone(&r.bases))
     }
+
+    /// The device copy of `rec`'s matrices, uploaded on first use (one
+    /// recorded circuit per backend: another one replaces it). Two
+    /// partitions then no longer fit beside it? The pipeline depth drops
+    /// to 1 rather than risk a failed allocation mid-proof.
+    fn device_r1cs(
+        &self,
+        rec: &CompiledR1cs,
+        params: &Parameters,
+        times: &mut Timings,
+    ) -> Result<Arc<DeviceR1cs>> {
+        let mut slot = self.r1cs.lock();
+        if let Some(d) = slot.as_ref().filter(|d| d.key() == rec.key()) {
+            return Ok(Arc::clone(d));
+        }
+        *slot = None; // free the old copy before allocating the new one
+        let stream = Stream::new(&self.device).map_err(gpu_err)?;
+        let d = times
+            .time("upload_r1cs", || DeviceR1cs::upload(&stream, rec))
+            .map_err(spmv_err)?;
+        let d = Arc::new(d);
+        *slot = Some(Arc::clone(&d));
+        let depth = self.depth.load(std::sync::atomic::Ordering::Relaxed);
+        let free = self.mem_info().map_or(0, |(free, _)| free);
+        if depth > 1 && free < depth as u64 * working_bytes(params) {
+            self.depth.store(1, std::sync::atomic::Ordering::Relaxed);
+        }
+        Ok(d)
+    }
+
+    /// The H step of a deferred assignment: the witness uploaded, a, b, c
+    /// computed on the device from `rec`'s resident matrices straight into
+    /// the H step's buffers (zero-padded to the domain), then the
+    /// transforms. Returns the buffer holding h; the stage split comes
+    /// from CUDA events, so nothing synchronises inside.
+    fn h_from_record(
+        &self,
+        rec: &CompiledR1cs,
+        params: &Parameters,
+        pa: &ProvingAssignment,
+        times: &mut Timings,
+    ) -> Result<cuzk_gpu::DeviceBuffer<cuzk_field::Fr>> {
+        use cuzk_gpu::{DeviceBuffer, Event};
+        let dev = self.device_r1cs(rec, params, times)?;
+        let n = params.domain_size();
+        let alloc = |len: usize| DeviceBuffer::alloc(&self.device, len).map_err(gpu_err);
+        let mut inputs = alloc(pa.input_assignment.len())?;
+        let mut aux = alloc(pa.aux_assignment.len())?;
+        let (mut a, mut b, mut c) = (alloc(n)?, alloc(n)?, alloc(n)?);
+        let ev = (0..4)
+            .map(|_| Event::new(&self.device))
+            .collect::<std::result::Result<Vec<_>, _>>()
+            .map_err(gpu_err)?;
+        let s = &self.stream;
+        let t = std::time::Instant::now();
+        ev[0].record(s).map_err(gpu_err)?;
+        self.ntt
+            .upload(s, &mut inputs, &pa.input_assignment)
+            .map_err(ntt_err)?;
+        self.ntt
+            .upload(s, &mut aux, &pa.aux_assignment)
+            .map_err(ntt_err)?;
+        ev[1].record(s).map_err(gpu_err)?;
+        dev.evaluate(s, &inputs, &aux, [&mut a, &mut b, &mut c])
+            .map_err(spmv_err)?;
+        ev[2].record(s).map_err(gpu_err)?;
+        self.ntt
+            .h_step_device(s, &mut a, &mut b, &mut c)
+            .map_err(ntt_err)?;
+        ev[3].record(s).map_err(gpu_err)?;
+        ev[3].synchronize().map_err(gpu_err)?;
+        let wall = t.elapsed();
+        // A failed measurement reads as zero: a timing never fails a step
+        // whose result is good.
+        let ms = |i: usize, j: usize| f64::from(ev[i].elapsed_ms(&ev[j]).unwrap_or(0.0).max(0.0));
+        let d = |m: f64| std::time::Duration::from_secs_f64(m / 1e3);
+        let (up, spmv) = (d(ms(0, 1)).min(wall), d(ms(1, 2)));
+        times.add("upload_z", up);
+        times.add("spmv", spmv.min(wall.saturating_sub(up)));
+        times.add("ntt_h", wall.saturating_sub(up + spmv));
+        // inputs, aux, b and c are freed here (cudaFree waits for the
+        // kernels that read them).
+        Ok(a)
+    }
 }
 
 /// The zero/one/tail splits of one partition.
@@ -476,6 +582,10 @@ impl Backend for GpuBackend {
         self.mem_info().ok()
     }
 
+    fn abc_on_device(&self) -> bool {
+        true
+    }
+
     fn evaluate(
         &self,
         params: &Parameters,
@@ -514,6 +624,13 @@ impl Backend for GpuBackend {
             // Only for the direct upload path: the staged H step copies
             // through its own pinned ring while the transforms run,
             // which beats registering (~14 GB/s) then copying.
+            if let Some(d) = &pa.deferred {
+                let coeffs = self.h_from_record(&d.0, params, &pa, &mut h_times)?;
+                let _g = self.device_lock.lock();
+                return h_times.time("msm_h", || {
+                    bases.h.msm_device_prefix(0, &coeffs, n_h).map_err(msm_err)
+                });
+            }
             let _pins = (!self.ntt.h_upload_staged()).then(|| {
                 h_times.time("register", || {
                     [&pa.a, &pa.b, &pa.c]

@@ -23,6 +23,7 @@
 pub mod backend;
 mod encoding;
 pub mod error;
+pub mod file;
 mod fixed_base;
 #[cfg(feature = "cuda")]
 pub mod gpu;

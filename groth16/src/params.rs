@@ -183,8 +183,10 @@ impl Parameters {
     ) -> Result<Self> {
         let map = map_file(path)?;
         let total = map.len();
-        Self::from_bytes_with_progress(&map, mode, &|n| progress(n, total))
-            .map_err(|e| with_path(e, path))
+        let p = Self::from_bytes_with_progress(&map, mode, &|n| progress(n, total))
+            .map_err(|e| with_path(e, path))?;
+        check_unchanged(path, total as u64)?;
+        Ok(p)
     }
 
     /// Reads only the section counts (fast: seeks over the points).
@@ -265,20 +267,27 @@ impl Parameters {
     /// Writes to `path` atomically (a temporary file renamed into place), so
     /// an interrupted write never leaves a truncated `.params` behind.
     pub fn save(&self, path: &Path) -> Result<()> {
-        let tmp = path.with_extension("params.tmp");
+        let tmp = unique_tmp(path);
         let io = |source| Groth16Error::File {
             path: tmp.clone(),
             source,
         };
         let f = std::fs::File::create(&tmp).map_err(io)?;
         let mut w = std::io::BufWriter::with_capacity(1 << 20, f);
-        self.write(&mut w)?;
-        let f = w.into_inner().map_err(|e| io(e.into_error()))?;
-        f.sync_all().map_err(io)?;
-        std::fs::rename(&tmp, path).map_err(|source| Groth16Error::File {
-            path: path.to_owned(),
-            source,
-        })
+        let written = self
+            .write(&mut w)
+            .and_then(|()| w.into_inner().map_err(|e| io(e.into_error())))
+            .and_then(|f| f.sync_all().map_err(io))
+            .and_then(|()| {
+                std::fs::rename(&tmp, path).map_err(|source| Groth16Error::File {
+                    path: path.to_owned(),
+                    source,
+                })
+            });
+        if written.is_err() {
+            let _ = std::fs::remove_file(&tmp);
+        }
+        written
     }
 
     /// Number of public inputs (without ONE).
@@ -292,7 +301,34 @@ impl Parameters {
     }
 }
 
+/// Maps a `.params` file. A directory or a device is refused by name
+/// (mapping one fails with a confusing "No such device"). The map is only
+/// as stable as the file: truncating or rewriting it in place while it is
+/// read makes the kernel raise SIGBUS on the missing pages, which no
+/// safe code can catch; replacing it by rename (as `save` does) is safe.
+/// A size change that did not hit a missing page is caught after the
+/// decode ([`check_unchanged`]).
+/// A temporary name beside `path` that no other writer uses at the same
+/// time (process id, a per-process counter and the clock): two `setup`
+/// runs to one output must not write into one temporary file, or the one
+/// renamed last may hold the other's bytes.
+pub fn unique_tmp(path: &Path) -> std::path::PathBuf {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static NEXT: AtomicU64 = AtomicU64::new(0);
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.subsec_nanos());
+    let mut name = path.file_name().unwrap_or_default().to_os_string();
+    name.push(format!(
+        ".{}.{}.{nanos:x}.tmp",
+        std::process::id(),
+        NEXT.fetch_add(1, Ordering::Relaxed)
+    ));
+    path.with_file_name(name)
+}
+
 fn map_file(path: &Path) -> Result<memmap2::Mmap> {
+    crate::file::check_regular_file(path)?;
     let f = std::fs::File::open(path).map_err(|source| Groth16Error::File {
         path: path.to_owned(),
         source,
@@ -301,6 +337,24 @@ fn map_file(path: &Path) -> Result<memmap2::Mmap> {
         path: path.to_owned(),
         source,
     })
+}
+
+/// Fails when `path` no longer has the size it had when it was mapped.
+fn check_unchanged(path: &Path, before: u64) -> Result<()> {
+    let after = std::fs::metadata(path)
+        .map_err(|source| Groth16Error::File {
+            path: path.to_owned(),
+            source,
+        })?
+        .len();
+    if after != before {
+        return Err(Groth16Error::Changed {
+            path: path.to_owned(),
+            before,
+            after,
+        });
+    }
+    Ok(())
 }
 
 pub(crate) fn with_path(e: Groth16Error, path: &Path) -> Groth16Error {

@@ -81,13 +81,10 @@ impl VerifyingKey {
         Ok(vk)
     }
 
-    /// Reads a `.vk` file.
+    /// Reads a `.vk` file (at most [`crate::file::VK_LIMIT`] bytes).
     pub fn load(path: &std::path::Path, mode: CheckMode) -> Result<Self> {
-        let bytes = std::fs::read(path).map_err(|source| Groth16Error::File {
-            path: path.to_owned(),
-            source,
-        })?;
-        Self::from_bytes(&bytes, mode)
+        let bytes = crate::file::read_capped(path, crate::file::VK_LIMIT, "a verifying key")?;
+        Self::from_bytes(&bytes, mode).map_err(|e| crate::params::with_path(e, path))
     }
 
     /// Writes the key in bellperson's format.

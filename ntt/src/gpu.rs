@@ -331,6 +331,37 @@ impl GpuNtt {
         self.staging().is_some()
     }
 
+    /// Copies host `src` into `dst[..src.len()]` for work enqueued next on
+    /// `stream`: through the staging ring on the copy stream when staging
+    /// is on (`stream` then waits for the copy's event, so the caller's
+    /// thread returns once the last chunk is handed to the DMA), else a
+    /// direct copy that waits. `src` may be pageable and may be reused
+    /// when this returns. Call it from a plain thread, not from a rayon
+    /// worker (as [`GpuNtt::h_step`]).
+    pub fn upload(
+        &self,
+        stream: &Stream,
+        dst: &mut DeviceBuffer<Fr>,
+        src: &[Fr],
+    ) -> Result<(), NttError> {
+        if src.len() > dst.len() {
+            return Err(NttError::LengthMismatch {
+                expected: dst.len(),
+                got: src.len(),
+            });
+        }
+        match self.staging() {
+            Some(st) => {
+                let mut st = st.lock().unwrap_or_else(|p| p.into_inner());
+                let st = &mut *st;
+                st.ring.upload(&st.copy, dst, 0, src).map_err(pinned)?;
+                st.ready[0].record(&st.copy).map_err(gpu)?;
+                stream.wait(&st.ready[0]).map_err(gpu)
+            }
+            None => device::upload_padded(stream, dst, src),
+        }
+    }
+
     /// The staging state, created on first use; `None` when the direct path
     /// is chosen or staging is unavailable.
     fn staging(&self) -> Option<&Mutex<Staging>> {

@@ -12,6 +12,10 @@ use serde::{de, Deserialize, Deserializer, Serialize};
 use std::path::{Path, PathBuf};
 
 /// The whole configuration file.
+/// Largest configuration file read: a real one is a few KB; this bounds
+/// what a wrong path (a log, a device) can make the parser hold.
+pub const CONFIG_FILE_LIMIT: u64 = 1 << 20;
+
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct Config {
@@ -368,11 +372,19 @@ impl Config {
     }
 
     /// Reads and parses a configuration file.
+    /// Files over [`CONFIG_FILE_LIMIT`] bytes are refused unread.
     pub fn load(path: &Path) -> Result<Self, ConfigError> {
-        let text = std::fs::read_to_string(path).map_err(|e| ConfigError::Read {
+        let read_err = |message: String| ConfigError::Read {
             path: path.to_path_buf(),
-            message: e.to_string(),
-        })?;
+            message,
+        };
+        let bytes =
+            cuzk_groth16::file::read_capped(path, CONFIG_FILE_LIMIT, "a configuration file")
+                .map_err(|e| match e {
+                    cuzk_groth16::Groth16Error::File { source, .. } => read_err(source.to_string()),
+                    other => read_err(other.to_string()),
+                })?;
+        let text = String::from_utf8(bytes).map_err(|e| read_err(format!("not UTF-8: {e}")))?;
         Self::from_toml(&text, &path.display().to_string())
     }
 

@@ -46,7 +46,7 @@ pub mod sysinfo;
 pub mod timeline;
 
 pub use config::{format_bytes, parse_bytes, ByteSpec, Config, EngineOptions};
-pub use engine::{Engine, JobHandle, JobId, JobOutput, JobSpec, PartitionTimes};
+pub use engine::{Engine, HostHold, JobHandle, JobId, JobOutput, JobSpec, PartitionTimes};
 pub use error::{ConfigError, EngineError, Stage};
 pub use source::{
     estimate_partition_bytes, AssignmentSource, CircuitSource, PartitionSource, SourceError,

@@ -7,6 +7,7 @@ use bellpepper_core::{
 use cuzk_field::{repr::fr_to_mont, Bitmap, Field, Fr};
 use rayon::prelude::*;
 
+use crate::compiled::{CompiledError, Deferred};
 use crate::shape::Shape;
 
 /// Montgomery limbs of `Fr::ONE` (R mod r). Checked against blstrs in a test.
@@ -109,6 +110,10 @@ pub struct ProvingAssignment {
     pub b_input_density: Bitmap,
     /// Bit per aux variable: used with a non-zero coefficient in some B.
     pub b_aux_density: Bitmap,
+    /// `Some` when a, b, c are still to be computed from a recorded R1CS
+    /// ([`crate::compiled::CompiledR1cs::defer`]): a, b, c are empty, the
+    /// other fields are complete.
+    pub deferred: Option<Deferred>,
 }
 
 impl ProvingAssignment {
@@ -143,12 +148,34 @@ impl ProvingAssignment {
         self.a_aux_density = Bitmap::new();
         self.b_input_density = Bitmap::new();
         self.b_aux_density = Bitmap::new();
+        self.deferred = None;
     }
 
     /// Number of constraints so far (after [`synthesize`]: including one
-    /// `input · 0 = 0` constraint per input).
+    /// `input · 0 = 0` constraint per input; for a deferred assignment,
+    /// the record's).
     pub fn num_constraints(&self) -> usize {
-        self.a.len()
+        match &self.deferred {
+            Some(d) => d.0.shape().num_constraints,
+            None => self.a.len(),
+        }
+    }
+
+    /// Computes a deferred assignment's a, b, c on the CPU (the rayon
+    /// SpMV) and drops the record; a no-op for any other assignment.
+    pub fn evaluate_deferred(&mut self) -> Result<(), CompiledError> {
+        if let Some(d) = self.deferred.take() {
+            let r = d.0.abc_into(
+                &self.input_assignment,
+                &self.aux_assignment,
+                [&mut self.a, &mut self.b, &mut self.c],
+            );
+            if r.is_err() {
+                self.deferred = Some(d);
+            }
+            r?;
+        }
+        Ok(())
     }
 
     /// Number of public inputs, ONE included.
@@ -199,8 +226,17 @@ impl ProvingAssignment {
 
     /// Checks `a[i]·b[i] == c[i]` for every constraint; returns the first
     /// failing index. A cheap witness sanity check (one product per row).
+    /// A deferred assignment is checked row by row from its record, without
+    /// materialising a, b, c; one whose vectors do not fit the record
+    /// reports constraint 0.
     pub fn first_unsatisfied(&self) -> Option<usize> {
-        (0..self.a.len()).find(|&i| self.a[i] * self.b[i] != self.c[i])
+        match &self.deferred {
+            Some(d) => {
+                d.0.first_unsatisfied(&self.input_assignment, &self.aux_assignment)
+                    .unwrap_or(Some(0))
+            }
+            None => (0..self.a.len()).find(|&i| self.a[i] * self.b[i] != self.c[i]),
+        }
     }
 }
 

@@ -37,6 +37,13 @@ impl Shape {
             + 2 * words(self.num_aux)
             + words(self.num_inputs)
     }
+
+    /// Heap bytes of a deferred [`crate::ProvingAssignment`] of this shape
+    /// ([`crate::compiled::CompiledR1cs::defer`]): [`Shape::proving_bytes`]
+    /// without a, b, c.
+    pub fn witness_bytes(&self) -> usize {
+        self.proving_bytes() - std::mem::size_of::<Fr>() * 3 * self.num_constraints
+    }
 }
 
 /// (A·z, B·z, C·z), one entry per constraint each.

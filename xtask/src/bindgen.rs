@@ -21,6 +21,8 @@ struct Binding {
     allow: &'static str,
     /// Types that another bindings file already defines.
     block: &'static [&'static str],
+    /// Include directories the header needs, relative to the workspace.
+    includes: &'static [&'static str],
 }
 
 const BINDINGS: &[Binding] = &[
@@ -29,6 +31,7 @@ const BINDINGS: &[Binding] = &[
         output: "gpu/src/sys_bindings.rs",
         allow: "cuzk_.*|CUZK_.*",
         block: &[],
+        includes: &[],
     },
     Binding {
         header: "gpu/cuda/include/cuzk_field_kernels.h",
@@ -36,6 +39,15 @@ const BINDINGS: &[Binding] = &[
         allow: "cuzk_(ft|fk)_.*|CUZK_F(T|K)_.*",
         // defined in gpu/src/sys_bindings.rs; field_sys.rs imports them
         block: &["cuzk_error", "cuzk_stream"],
+        includes: &[],
+    },
+    Binding {
+        header: "spmv/cuda/cuzk_spmv.h",
+        output: "spmv/src/sys_bindings.rs",
+        allow: "cuzk_spmv_.*|CUZK_SPMV_.*",
+        // defined in gpu/src/sys_bindings.rs; spmv's sys.rs imports them
+        block: &["cuzk_error", "cuzk_stream"],
+        includes: &["gpu/cuda/include"],
     },
 ];
 
@@ -47,7 +59,12 @@ pub(crate) fn run(check: bool) -> Result<()> {
     let mut stale = Vec::new();
     for b in BINDINGS {
         let header = root.join(b.header);
-        let text = generate(&header, b.allow, b.block)?;
+        let includes: Vec<String> = b
+            .includes
+            .iter()
+            .map(|i| format!("-I{}", root.join(i).display()))
+            .collect();
+        let text = generate(&header, b.allow, b.block, &includes)?;
         let text = format!("{PREAMBLE}// Header: {}\n{text}", b.header);
         let out = root.join(b.output);
         let current = fs::read_to_string(&out).unwrap_or_default();
@@ -69,11 +86,11 @@ pub(crate) fn run(check: bool) -> Result<()> {
     Ok(())
 }
 
-fn generate(header: &Path, allow: &str, block: &[&str]) -> Result<String> {
+fn generate(header: &Path, allow: &str, block: &[&str], clang_args: &[String]) -> Result<String> {
     let h = header
         .to_str()
         .ok_or_else(|| anyhow!("non-UTF-8 path {}", header.display()))?;
-    let mut builder = bindgen::Builder::default().header(h);
+    let mut builder = bindgen::Builder::default().header(h).clang_args(clang_args);
     for t in block {
         builder = builder.blocklist_type(t);
     }

@@ -16,7 +16,9 @@ mod bindgen;
 mod cuda;
 mod demo;
 mod e2e_porep;
+mod fuzz;
 mod gpu_bundle;
+mod soak;
 mod sweep;
 
 use std::path::PathBuf;
@@ -79,6 +81,28 @@ enum Task {
         #[arg(long)]
         cuzk_generator: bool,
     },
+    /// Run the libFuzzer targets of `fuzz/` (cargo-fuzz), each for a while.
+    Fuzz {
+        /// One target (default: all).
+        #[arg(long)]
+        target: Option<String>,
+        /// Seconds per target.
+        #[arg(long, default_value_t = 60)]
+        seconds: u64,
+        /// Parallel fuzzing processes per target.
+        #[arg(long, default_value_t = 1)]
+        jobs: u32,
+    },
+    /// The engine on the CPU under random jobs, cancels and invalid jobs
+    /// with a tight memory budget; checks outcomes, budget and RSS.
+    Soak {
+        /// Minutes to run.
+        #[arg(long, default_value_t = 1.0)]
+        minutes: f64,
+        /// Seed of the job stream.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+    },
     /// Run `cuzk bench` over a grid (c, gw, partition workers, sizes): JSON + Markdown + SVG.
     Sweep(Box<sweep::SweepArgs>),
     /// A demo proof: on the GPU when this machine has one (installs nvcc and
@@ -105,6 +129,12 @@ fn main() -> anyhow::Result<()> {
             anchor,
             no_extras,
         } => gpu_bundle::run(out, !no_strip, &packages, anchor, !no_extras),
+        Task::Fuzz {
+            target,
+            seconds,
+            jobs,
+        } => fuzz::run(target, seconds, jobs),
+        Task::Soak { minutes, seed } => soak::run(minutes, seed),
         Task::Sweep(args) => sweep::run(*args),
         Task::Demo { cpu, args } => demo::run(cpu, &args),
         Task::E2ePorep {

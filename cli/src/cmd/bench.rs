@@ -47,6 +47,8 @@ pub struct PorepArgs {
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
     #[command(flatten)]
+    pub synthesis: super::porep::SynthesisArgs,
+    #[command(flatten)]
     pub engine: EngineArgs,
 }
 
@@ -86,7 +88,7 @@ pub struct EngineArgs {
 }
 
 /// The configuration file (or the defaults) with the flags applied.
-fn config(
+pub(super) fn config(
     file: Option<&Path>,
     concurrency: Option<usize>,
     partition_workers: Option<usize>,
@@ -190,7 +192,7 @@ fn report(
 /// `cuzk bench porep`.
 pub fn run_porep(ctx: &Ctx, a: PorepArgs) -> Result<()> {
     let e = &a.engine;
-    anyhow::ensure!(e.jobs >= 1, "-j must be at least 1");
+    crate::cmd::limits::check_count("-j", e.jobs, crate::cmd::limits::MAX_BENCH_PARTITIONS)?;
     let cfg = config(
         e.config.as_deref(),
         e.concurrency,
@@ -210,30 +212,63 @@ pub fn run_porep(ctx: &Ctx, a: PorepArgs) -> Result<()> {
         e.residency,
         e.devices.as_deref().unwrap_or(&[]),
     )?;
-    // The jobs (random C1s) are built before the clock starts.
+    // The recorded circuit and the jobs (random C1s) are ready before the
+    // clock starts.
+    cuzk_filecoin::locate_params(&kind, &dir)?;
+    let recorded = super::porep::Recorded::new(&a.synthesis);
+    let r1cs = recorded.get(&kind, &engine)?;
     let sp = ctx.spinner("building random C1 outputs");
     let mut jobs = Vec::with_capacity(e.jobs);
     for j in 0..e.jobs {
         let c1 = cuzk_filecoin::bench_c1::random_c1(&kind, a.seed + j as u64)?;
-        jobs.push(std::sync::Mutex::new(Some(
-            cuzk_filecoin::porep::porep_job(&c1, &dir, false)?,
-        )));
+        jobs.push(cuzk_filecoin::porep::porep_job(
+            &c1,
+            &dir,
+            false,
+            r1cs.as_ref(),
+        )?);
     }
     sp.finish_and_clear();
-    let (id, path, partitions) = {
-        let j = jobs[0].lock().unwrap_or_else(|p| p.into_inner());
-        let j = j.as_ref().context("job 0")?;
-        (
-            j.circuit_id.clone(),
-            j.params_path.clone(),
-            j.source.num_partitions(),
-        )
-    };
-    load_into(ctx, &engine, &id, &path, false)?;
-    ctx.say("self-check off: random C1 outputs give proofs that cannot verify");
+    ctx.say(format!("synthesis: {:?}", a.synthesis.synthesis).to_lowercase());
+    run_unchecked(
+        ctx,
+        &engine,
+        jobs,
+        format!("porep-{}", a.sector_size),
+        e.timeline.as_deref(),
+        "random C1 outputs",
+    )
+}
+
+/// Runs ready benchmark jobs of one parameter file (loaded once) with the
+/// self-check off and prints the report: their inputs are random, so the
+/// proofs cannot verify (`what` says which inputs, in the report).
+pub(super) fn run_unchecked(
+    ctx: &Ctx,
+    engine: &Engine,
+    jobs: Vec<cuzk_filecoin::ProofJob>,
+    label: String,
+    timeline: Option<&Path>,
+    what: &str,
+) -> Result<()> {
+    let first = jobs.first().context("no jobs (-j 0)")?;
+    let (id, path, partitions) = (
+        first.circuit_id.clone(),
+        first.params_path.clone(),
+        first.source.num_partitions(),
+    );
+    let n = jobs.len();
+    let jobs: Vec<_> = jobs
+        .into_iter()
+        .map(|j| std::sync::Mutex::new(Some(j)))
+        .collect();
+    load_into(ctx, engine, &id, &path, false)?;
+    ctx.say(format!(
+        "self-check off: {what} give proofs that cannot verify"
+    ));
     let spec = BenchSpec {
-        label: format!("porep-{}", a.sector_size),
-        jobs: e.jobs,
+        label,
+        jobs: n,
         partitions,
         self_check: false,
     };
@@ -244,15 +279,20 @@ pub fn run_porep(ctx: &Ctx, a: PorepArgs) -> Result<()> {
             None => Arc::new(cuzk_scheduler::AssignmentSource::new(Vec::new())),
         }
     };
-    let run = report(ctx, &engine, &id, &spec, e.timeline.as_deref(), &make)?;
-    let _ = run;
+    report(ctx, engine, &id, &spec, timeline, &make)?;
     Ok(())
 }
 
 pub fn run(ctx: &Ctx, a: Args) -> Result<()> {
     a.circuit.validate()?;
-    anyhow::ensure!(a.engine.jobs >= 1, "-j must be at least 1");
-    anyhow::ensure!(a.partitions >= 1, "--partitions must be at least 1");
+    use crate::cmd::limits::{check_count, MAX_BENCH_PARTITIONS};
+    check_count("-j", a.engine.jobs, MAX_BENCH_PARTITIONS)?;
+    check_count("--partitions", a.partitions, MAX_BENCH_PARTITIONS)?;
+    check_count(
+        "-j × --partitions",
+        a.engine.jobs.saturating_mul(a.partitions),
+        MAX_BENCH_PARTITIONS,
+    )?;
     let cfg = config(
         a.engine.config.as_deref(),
         a.engine.concurrency,

@@ -1,13 +1,17 @@
 //! One module per subcommand.
 
 pub mod bench;
+pub mod bench_vanilla;
 pub mod client;
 pub mod daemon;
 pub mod demo;
 pub mod info;
+pub mod limits;
 pub mod porep;
+pub mod post;
 pub mod prove;
 pub mod setup;
+pub mod snap;
 pub mod verify;
 
 use anyhow::{Context, Result};
@@ -186,9 +190,9 @@ pub fn write_inputs(path: &Path, inputs: &[Vec<Fr>]) -> Result<()> {
 
 /// Reads a file written by [`write_inputs`].
 pub fn read_inputs(path: &Path) -> Result<Vec<Vec<Fr>>> {
-    let text =
-        std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
-    let v: Vec<Vec<String>> = serde_json::from_str(&text).with_context(|| {
+    let text = limits::read(path, limits::INPUTS_FILE_LIMIT, "a public-inputs file")
+        .with_context(|| format!("cannot read {}", path.display()))?;
+    let v: Vec<Vec<String>> = serde_json::from_slice(&text).with_context(|| {
         format!(
             "{}: expected a JSON array of arrays of hex strings",
             path.display()

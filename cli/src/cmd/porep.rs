@@ -8,12 +8,76 @@ use clap::Args;
 use cuzk_filecoin::c1::{
     format_size, parse_c1, parse_prover_id, parse_size, C1Output, SealProofKind, SealVersion,
 };
+use cuzk_filecoin::compiled::{default_r1cs_dir, R1csCache};
 use cuzk_filecoin::porep::{porep_job, resolve_param_dir, verify_c2};
 use cuzk_filecoin::testdata;
 use cuzk_filecoin::{FilecoinError, Result};
 use cuzk_scheduler::{Engine, JobHandle, JobSpec};
+use cuzk_synth::compiled::CompiledR1cs;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::Instant;
+
+/// How partitions are synthesized.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SynthesisChoice {
+    /// The proof type's circuit recorded once (kept on disk), then each
+    /// partition runs only its value closures and an SpMV.
+    Compiled,
+    /// Every partition runs the whole circuit (the reference).
+    Classic,
+}
+
+/// The synthesis flags `prove porep` and `bench porep` share.
+#[derive(Args, Debug, Clone)]
+pub struct SynthesisArgs {
+    /// Synthesis path; both give the same proofs.
+    #[arg(long, value_enum, default_value_t = SynthesisChoice::Compiled)]
+    pub synthesis: SynthesisChoice,
+    /// Folder of recorded circuits (default: $CUZK_R1CS_CACHE, else
+    /// ~/.cache/cuzk/r1cs). The first run of a proof type records it
+    /// there (about one partition's classic synthesis).
+    #[arg(long, value_name = "DIR")]
+    pub r1cs_cache: Option<PathBuf>,
+}
+
+/// The recorded circuits of a run (`--synthesis compiled`), or none.
+pub struct Recorded(Option<R1csCache>);
+
+impl Recorded {
+    /// Nothing recorded with `--synthesis classic`.
+    pub fn new(args: &SynthesisArgs) -> Self {
+        Self(
+            (args.synthesis == SynthesisChoice::Compiled)
+                .then(|| R1csCache::new(args.r1cs_cache.clone().unwrap_or_else(default_r1cs_dir))),
+        )
+    }
+
+    /// `kind`'s recorded circuit (loaded or recorded on first use, held in
+    /// `engine`'s budget; says which on stdout), or `None` for the classic
+    /// synthesis.
+    pub fn get(&self, kind: &SealProofKind, engine: &Engine) -> Result<Option<Arc<CompiledR1cs>>> {
+        let Some(cache) = &self.0 else {
+            return Ok(None);
+        };
+        let (r, report) = cache.porep(kind, Some(engine))?;
+        if let Some(rep) = report {
+            let size = r.size();
+            println!(
+                "recorded circuit {}: {} in {:.1} s ({:.2} GB, {} non-zeros){}",
+                rep.path.display(),
+                if rep.recorded { "recorded" } else { "loaded" },
+                rep.elapsed.as_secs_f64(),
+                size.compressed_bytes() as f64 / 1e9,
+                size.nonzeros(),
+                rep.replaced
+                    .map(|why| format!("; replaced a stale file: {why}"))
+                    .unwrap_or_default()
+            );
+        }
+        Ok(Some(r))
+    }
+}
 
 /// Who proves which sector, and where the parameters are: the flags
 /// `prove porep` and `verify porep` share.
@@ -56,6 +120,8 @@ pub struct ProvePorepArgs {
     /// still verifies every partition proof before writing it).
     #[arg(long)]
     pub no_verify: bool,
+    #[command(flatten)]
+    pub synthesis: SynthesisArgs,
 }
 
 /// `cuzk verify porep`: checks a C2 proof with filecoin-proofs' verifier.
@@ -119,7 +185,7 @@ impl From<GeneratorChoice> for testdata::ParamsGenerator {
 
 fn read_c1(path: &Path, size: Option<&str>) -> Result<C1Output> {
     let declared = size.map(parse_size).transpose()?;
-    let bytes = std::fs::read(path).map_err(|e| FilecoinError::file(path, e))?;
+    let bytes = super::post::read(path, crate::cmd::limits::C1_FILE_LIMIT, "a C1 output")?;
     parse_c1(&bytes, declared)
 }
 
@@ -189,13 +255,17 @@ pub fn run_prove(
     if many {
         std::fs::create_dir_all(&args.out).map_err(|e| FilecoinError::file(&args.out, e))?;
     }
+    let recorded = Recorded::new(&args.synthesis);
     let mut failures = Vec::new();
     let mut sectors = Vec::new();
     for path in &files {
         let submit = || -> Result<Sector> {
             let c1 = read_c1(path, args.sector.sector_size.as_deref())?;
             let sector = sector_id(args.sector.sector_id, &c1)?;
-            let job = porep_job(&c1, &param_dir, true)?;
+            // Missing parameters are reported before a first recording.
+            cuzk_filecoin::locate_params(&c1.kind, &param_dir)?;
+            let r1cs = recorded.get(&c1.kind, engine)?;
+            let job = porep_job(&c1, &param_dir, true, r1cs.as_ref())?;
             let t0 = Instant::now();
             let info = engine.load_circuit(
                 &job.circuit_id,
@@ -293,6 +363,58 @@ pub fn run_prove(
     }
 }
 
+/// Makes sure filecoin-proofs' verifier will read a sound verifying key
+/// from `dir`. Left alone, it creates a missing directory, and for a
+/// missing `.vk` it extracts one from the `.params` file without checking
+/// that file (a truncated one panics inside bellperson) and writes it into
+/// the cache; a corrupt `.vk` it reports as missing parameters. Here: the
+/// directory must exist; a present `.vk` must decode with full checks; a
+/// missing one is extracted from a `.params` file whose structure checks
+/// out, its key fully checked, and written atomically.
+fn checked_verifying_key(kind: &SealProofKind, dir: &Path) -> Result<()> {
+    use cuzk_groth16::{CheckMode, Parameters, VerifyingKey};
+    if !dir.is_dir() {
+        return Err(FilecoinError::file(
+            dir,
+            std::io::Error::new(
+                std::io::ErrorKind::NotFound,
+                "parameter directory does not exist (--param-cache)",
+            ),
+        ));
+    }
+    let params = dir.join(cuzk_filecoin::params_file_name(kind)?);
+    let vk_path = params.with_extension("vk");
+    if vk_path.exists() {
+        VerifyingKey::load(&vk_path, CheckMode::Full)?;
+        return Ok(());
+    }
+    let params = cuzk_filecoin::locate_params(kind, dir)?;
+    let info = Parameters::inspect(&params)?;
+    // The verifying key is the file's first section.
+    let vk_len = 3 * 96 + 3 * 192 + 4 + info.ic * 96;
+    let head = {
+        use std::io::Read;
+        let mut head = Vec::with_capacity(vk_len);
+        std::fs::File::open(&params)
+            .and_then(|f| f.take(vk_len as u64).read_to_end(&mut head))
+            .map_err(|e| FilecoinError::file(&params, e))?;
+        head
+    };
+    let vk = VerifyingKey::from_bytes(&head, CheckMode::Full).map_err(|e| {
+        cuzk_groth16::Groth16Error::InFile {
+            path: params.clone(),
+            source: Box::new(e),
+        }
+    })?;
+    let tmp = cuzk_groth16::params::unique_tmp(&vk_path);
+    std::fs::write(&tmp, vk.to_bytes())
+        .and_then(|()| std::fs::rename(&tmp, &vk_path))
+        .map_err(|e| {
+            let _ = std::fs::remove_file(&tmp);
+            FilecoinError::file(&vk_path, e)
+        })
+}
+
 /// Runs `cuzk verify porep`; `Ok(false)` means the proof is invalid (the
 /// binary should exit non-zero), errors mean it could not be checked.
 pub fn run_verify(args: &VerifyPorepArgs, config_param_cache: Option<&Path>) -> Result<bool> {
@@ -300,7 +422,12 @@ pub fn run_verify(args: &VerifyPorepArgs, config_param_cache: Option<&Path>) -> 
     let prover_id = parse_prover_id(&args.sector.prover_id)?;
     let sector = sector_id(args.sector.sector_id, &c1)?;
     let param_dir = resolve_param_dir(args.sector.param_cache.as_deref(), config_param_cache);
-    let proof = std::fs::read(&args.proof).map_err(|e| FilecoinError::file(&args.proof, e))?;
+    let proof = cuzk_groth16::file::read_capped(
+        &args.proof,
+        crate::cmd::limits::PROOF_FILE_LIMIT,
+        "a proof file",
+    )?;
+    checked_verifying_key(&c1.kind, &param_dir)?;
     let ok = verify_c2(&c1.kind, &c1.public, prover_id, sector, &proof, &param_dir)?;
     println!(
         "{}: proof {}",

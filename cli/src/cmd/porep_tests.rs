@@ -3,7 +3,7 @@
 
 use super::{
     run_prove, run_testdata, run_verify, GeneratorChoice, ProvePorepArgs, SectorArgs,
-    TestdataPorepArgs, VerifyPorepArgs,
+    SynthesisArgs, SynthesisChoice, TestdataPorepArgs, VerifyPorepArgs,
 };
 use clap::{Parser, Subcommand};
 use cuzk_filecoin::FilecoinError;
@@ -146,6 +146,10 @@ fn bad_input_is_a_typed_error() {
         },
         out: dir.path().join("out.bin"),
         no_verify: true,
+        synthesis: SynthesisArgs {
+            synthesis: SynthesisChoice::Classic,
+            r1cs_cache: None,
+        },
     };
     let err = run_prove(
         &args(&missing, "f01000"),
@@ -200,4 +204,54 @@ fn bad_input_is_a_typed_error() {
         Err(FilecoinError::SectorSize(_))
     ));
     assert!(!dir.path().join("out.bin").exists());
+}
+
+/// `verify porep` used to let filecoin-proofs create a missing parameter
+/// directory, panic inside bellperson on a truncated `.params` with no
+/// `.vk` (and write a `.vk` taken from the unchecked file), and report a
+/// corrupt `.vk` as missing parameters.
+#[test]
+fn verifying_key_is_checked_before_filecoin_proofs_reads_it() {
+    use super::checked_verifying_key;
+    use cuzk_groth16::Groth16Error;
+    let kind = cuzk_filecoin::SealProofKind::new(2048, cuzk_filecoin::SealVersion::V1_1).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let missing = dir.path().join("nope");
+    assert!(matches!(
+        checked_verifying_key(&kind, &missing),
+        Err(FilecoinError::File { .. })
+    ));
+    assert!(!missing.exists(), "the parameter directory was created");
+    assert!(matches!(
+        checked_verifying_key(&kind, dir.path()),
+        Err(FilecoinError::MissingParams { .. })
+    ));
+    let params = dir
+        .path()
+        .join(cuzk_filecoin::params_file_name(&kind).unwrap());
+    let vk = params.with_extension("vk");
+    // A truncated parameter file: an error, and no .vk written from it.
+    std::fs::write(&params, [0u8; 700]).unwrap();
+    let e = checked_verifying_key(&kind, dir.path()).unwrap_err();
+    assert!(
+        matches!(&e, FilecoinError::Groth16(Groth16Error::InFile { source, .. })
+            if matches!(**source, Groth16Error::Truncated { .. })),
+        "{e}"
+    );
+    assert!(!vk.exists(), "a .vk was written from a bad .params");
+    // A corrupt .vk is reported as such, naming the .vk.
+    std::fs::write(&vk, [1u8; 900]).unwrap();
+    let e = checked_verifying_key(&kind, dir.path()).unwrap_err();
+    assert!(e.to_string().contains(".vk"), "{e}");
+    // A sound parameter file gives a sound .vk.
+    std::fs::remove_file(&vk).unwrap();
+    let p = cuzk_groth16::generate_parameters(
+        cuzk_synth::circuits::BenchCircuit::new(4, 0).unwrap(),
+        &cuzk_groth16::ToxicWaste::from_seed(1),
+        None,
+    )
+    .unwrap();
+    p.save(&params).unwrap();
+    checked_verifying_key(&kind, dir.path()).unwrap();
+    assert_eq!(std::fs::read(&vk).unwrap(), p.vk.to_bytes());
 }

@@ -52,7 +52,21 @@ pub fn run(ctx: &Ctx, a: Args) -> Result<()> {
     let params_path = a.params.clone().context("--params is required")?;
     let out_path = a.out.clone().context("--out is required")?;
     a.circuit.validate()?;
-    anyhow::ensure!(a.count >= 1, "--count must be at least 1");
+    crate::cmd::limits::check_count("--count", a.count, crate::cmd::limits::MAX_COUNT)?;
+    let inputs_path = a
+        .inputs_out
+        .clone()
+        .unwrap_or_else(|| out_path.with_extension("inputs.json"));
+    crate::cmd::limits::check_outputs(
+        &[("--out", &out_path), ("--inputs-out", &inputs_path)],
+        &[
+            ("--params", &params_path),
+            (
+                "--config",
+                a.config.as_deref().unwrap_or(std::path::Path::new("")),
+            ),
+        ],
+    )?;
     let cfg = match &a.config {
         Some(p) => Config::load(p)?,
         None => Config::default(),
@@ -86,10 +100,6 @@ pub fn run(ctx: &Ctx, a: Args) -> Result<()> {
     let prove_time = t1.elapsed();
     std::fs::write(&out_path, out.proof_bytes())
         .with_context(|| format!("cannot write {}", out_path.display()))?;
-    let inputs_path = a
-        .inputs_out
-        .clone()
-        .unwrap_or_else(|| out_path.with_extension("inputs.json"));
     write_inputs(&inputs_path, &out.inputs)?;
     let mut total = cuzk_groth16::Timings::default();
     for p in &out.partitions {

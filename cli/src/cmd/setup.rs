@@ -68,12 +68,19 @@ fn gpu_generate(
     anyhow::bail!("this build has no CUDA")
 }
 
-/// Writes parameters (and optionally the vk).
+/// Writes parameters (and optionally the vk), each through a temporary
+/// file of its own renamed into place, so concurrent runs to one output
+/// leave one run's whole file, never a mix.
 pub fn save(p: &Parameters, out: &Path, vk_out: Option<&Path>) -> Result<()> {
     p.save(out)
         .with_context(|| format!("cannot write {}", out.display()))?;
     if let Some(vk) = vk_out {
-        std::fs::write(vk, p.vk.to_bytes())
+        let tmp = cuzk_groth16::params::unique_tmp(vk);
+        std::fs::write(&tmp, p.vk.to_bytes())
+            .and_then(|()| std::fs::rename(&tmp, vk))
+            .inspect_err(|_| {
+                let _ = std::fs::remove_file(&tmp);
+            })
             .with_context(|| format!("cannot write {}", vk.display()))?;
     }
     Ok(())
@@ -81,6 +88,11 @@ pub fn save(p: &Parameters, out: &Path, vk_out: Option<&Path>) -> Result<()> {
 
 pub fn run(ctx: &Ctx, a: Args) -> Result<()> {
     a.circuit.validate()?;
+    let mut outs: Vec<(&str, &Path)> = vec![("--out", &a.out)];
+    if let Some(vk) = &a.vk_out {
+        outs.push(("--vk-out", vk));
+    }
+    crate::cmd::limits::check_outputs(&outs, &[])?;
     let t = Instant::now();
     let p = generate(ctx, &a.circuit, a.setup_seed)?;
     let gen = t.elapsed();

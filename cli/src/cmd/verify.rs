@@ -31,8 +31,12 @@ pub fn run(ctx: &Ctx, a: Args) -> Result<()> {
         (None, Some(p)) => crate::cmd::load_params(ctx, p, false)?.vk,
         (None, None) => bail!("pass --vk or --params"),
     };
-    let bytes = std::fs::read(&proof_path)
-        .with_context(|| format!("cannot read {}", proof_path.display()))?;
+    let bytes = crate::cmd::limits::read(
+        &proof_path,
+        crate::cmd::limits::PROOF_FILE_LIMIT,
+        "a proof file",
+    )
+    .with_context(|| format!("cannot read {}", proof_path.display()))?;
     let proofs =
         Proof::many_from_bytes(&bytes).with_context(|| format!("{}", proof_path.display()))?;
     let inputs_path = a

@@ -272,13 +272,13 @@ def test_malformed_and_unsupported(daemon):
         pb.SubmitProofRequest(proof_kind=pb.POREP_SEAL_COMMIT, sector_size=0, vanilla_proof=b"{}"),
         pb.SubmitProofRequest(proof_kind=pb.POREP_SEAL_COMMIT, sector_size=2048, vanilla_proof=b"\x00garbage"),
         pb.SubmitProofRequest(proof_kind=pb.CUZK_BENCH_CIRCUIT, vanilla_proof=b"[1,2]"),
+        pb.SubmitProofRequest(proof_kind=pb.WINNING_POST),
+        pb.SubmitProofRequest(proof_kind=pb.SNAP_DEALS_UPDATE, vanilla_proofs=[b"x"]),
     ]
     for req in bad:
         with pytest.raises(grpc.RpcError) as e:
             daemon.stub.SubmitProof(req)
         assert e.value.code() == grpc.StatusCode.INVALID_ARGUMENT, req
-    r = daemon.stub.Prove(pb.ProveRequest(submit=pb.SubmitProofRequest(proof_kind=pb.WINNING_POST))).result
-    assert r.status == Status.FAILED and "not supported yet" in r.error_message
     # Still serving.
     r = daemon.stub.Prove(pb.ProveRequest(submit=bench(10, seed=11))).result
     assert r.status == Status.COMPLETED
@@ -380,3 +380,73 @@ def test_porep_2kib_as_curio_sends_it_verifies_with_filecoin_proofs():
     bad = bytearray(r.proof)
     bad[100] ^= 1
     assert not verify(bytes(bad))
+
+
+def run_testdata(kind, *args):
+    """Runs `cuzk testdata <kind> …` (2 KiB: sealed sectors and cuzk's test
+    parameters in seconds, cached) and returns the parameter directory."""
+    out = subprocess.run([str(CUZK), "testdata", kind, *args], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    run = next(line for line in out.stdout.splitlines() if line.startswith("run:"))
+    return Path(run.split("--param-cache ")[1].split()[0]), run
+
+
+def test_post_and_snap_2kib_as_curio_sends_them_verify_with_filecoin_proofs():
+    tmp = Path(tempfile.mkdtemp(prefix="cuzk-py-post-"))
+    raw = bytes([0xA7] * 32)  # chain randomness; the daemon clears its top two bits
+    r = bytearray(raw)
+    r[31] &= 0x3F
+    rh = bytes(r).hex()
+    miner = 1000
+    jobs = {}
+    for kind, reg in [("winning-post", 0), ("window-post", 10)]:
+        params, _ = run_testdata(kind, "--sectors", "2", "--randomness", rh, "--prover-id", f"f0{miner}",
+                             "--vanilla-out", str(tmp / f"{kind}.json"), "--sectors-out", str(tmp / f"{kind}-set.json"))
+        vanilla = [base64.b64decode(v) for v in json.loads((tmp / f"{kind}.json").read_text())]
+        jobs[kind] = pb.SubmitProofRequest(
+            request_id=f"{kind}-{miner}",
+            proof_kind=pb.WINNING_POST if kind == "winning-post" else pb.WINDOW_POST_PARTITION,
+            registered_proof=reg,
+            miner_id=miner,
+            randomness=raw,
+            partition_index=0,
+            vanilla_proofs=vanilla,
+        )
+    params, run = run_testdata("snap", "--vanilla-out", str(tmp / "snap.json"))
+    comm = {k: run.split(f"--{k} ")[1].split()[0] for k in ["comm-r-old", "comm-r-new", "comm-d-new"]}
+    jobs["snap"] = pb.SubmitProofRequest(
+        request_id=f"snap-{miner}",
+        proof_kind=pb.SNAP_DEALS_UPDATE,
+        registered_proof=0,
+        sector_size=2048,
+        comm_r_old=bytes.fromhex(comm["comm-r-old"]),
+        comm_r_new=bytes.fromhex(comm["comm-r-new"]),
+        comm_d_new=bytes.fromhex(comm["comm-d-new"]),
+        vanilla_proofs=[base64.b64decode(v) for v in json.loads((tmp / "snap.json").read_text())],
+    )
+    d = Daemon(param_cache=params, budget="4GiB")
+    try:
+        # All three at once: the queue orders them by priority.
+        ids = {k: d.stub.SubmitProof(req).job_id for k, req in jobs.items()}
+        res = {k: d.stub.AwaitProof(pb.AwaitProofRequest(job_id=i), timeout=600) for k, i in ids.items()}
+    finally:
+        assert d.stop() == 0, d.logs()
+    for k, a in res.items():
+        assert a.status == Status.COMPLETED, (k, a.error_message)
+
+    def verify(kind, proof):
+        (tmp / "p").write_bytes(proof)
+        if kind == "snap":
+            extra = [f"--{k}={v}" for k, v in comm.items()] + ["--sector-size", "2KiB"]
+        else:
+            extra = ["--sectors", str(tmp / f"{kind}-set.json"), "--sector-size", "2KiB",
+                     "--randomness", rh, "--prover-id", f"f0{miner}"]
+        cmd = [str(CUZK), "verify", kind, "--proof", str(tmp / "p"), "--param-cache", str(params), *extra]
+        return subprocess.run(cmd, capture_output=True, text=True).returncode == 0
+
+    for k, a in res.items():
+        assert len(a.proof) == 192
+        assert verify(k, a.proof), f"filecoin-proofs accepts the daemon's {k} proof"
+        bad = bytearray(a.proof)
+        bad[42] ^= 1
+        assert not verify(k, bytes(bad)), k

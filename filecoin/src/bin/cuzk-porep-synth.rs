@@ -7,6 +7,18 @@
 //! cuzk-porep-synth --sector-size 32GiB [--partitions 1] [--seed 1] [--count-only] [--blank]
 //! cuzk-porep-synth --sector-size 32GiB --reference [--bellperson-first] [--bellperson-constraints]
 //! cuzk-porep-synth --c1 c1.json [--sector-size 2KiB] [--reference]
+//! cuzk-porep-synth --sector-size 32GiB --compiled [--partitions 10] [--check]
+//! ```
+//!
+//! `--compiled` measures the pre-compiled path: the proof type's recorded
+//! circuit is loaded (or recorded and saved, `$CUZK_R1CS_CACHE`), the
+//! witnesses of `--partitions` partitions are synthesized at once (one
+//! thread each), then a, b, c come from the SpMV, partition after
+//! partition; `--check` compares each with the classic synthesis (equal
+//! field for field, or exit 1). Its last line is machine-readable:
+//!
+//! ```text
+//! RESULT compiled sector=32GiB partitions=10 threads=16 record_s=… loaded=… matrix_gb=… uncompressed_gb=… nonzeros=… witness_wall_s=… witness_core_s=… spmv_s=… witness_gb=… assignment_gb=… same=…
 //! ```
 //!
 //! A 32 GiB partition needs ~17 GB of memory to synthesize; `--count-only`
@@ -47,6 +59,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut size: Option<u64> = None;
     let (mut partitions, mut seed, mut count_only, mut blank) = (1usize, 1u64, false, false);
     let (mut reference, mut bellperson_first, mut bellperson_constraints) = (false, false, false);
+    let (mut compiled, mut check) = (false, false);
     let mut c1_path: Option<String> = None;
     let args: Vec<String> = std::env::args().skip(1).collect();
     let mut it = args.iter();
@@ -62,6 +75,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             "--reference" => reference = true,
             "--bellperson-first" => bellperson_first = true,
             "--bellperson-constraints" => bellperson_constraints = true,
+            "--compiled" => compiled = true,
+            "--check" => check = true,
             other => return Err(format!("unknown argument {other:?}").into()),
         }
     }
@@ -125,11 +140,14 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         return run_reference(&c1, opts);
     }
 
+    if compiled {
+        return run_compiled(&c1, partitions, check);
+    }
     let total = cuzk_filecoin::public_inputs(&c1)?.len();
     let mut secs = Vec::new();
     for k in 0..partitions.min(total) {
         let t = Instant::now();
-        let pa = cuzk_filecoin::porep::synthesize_partition(&c1, k)?;
+        let pa = cuzk_filecoin::porep::synthesize_partition(&c1, k, None)?;
         let dt = t.elapsed();
         secs.push(dt.as_secs_f64());
         println!(
@@ -146,6 +164,105 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             "mean synthesis per partition: {:.2} s",
             secs.iter().sum::<f64>() / secs.len() as f64
         );
+    }
+    Ok(())
+}
+
+/// `--compiled`: record (or load) the circuit, witnesses of all asked
+/// partitions at once, then the SpMV of each (optionally checked against
+/// the classic synthesis).
+fn run_compiled(
+    c1: &cuzk_filecoin::C1Output,
+    partitions: usize,
+    check: bool,
+) -> Result<(), Box<dyn std::error::Error>> {
+    use cuzk_filecoin::compiled::{default_r1cs_dir, R1csCache};
+    let cache = R1csCache::new(default_r1cs_dir());
+    let (r1cs, report) = cache.porep(&c1.kind, None)?;
+    let report = report.ok_or("a fresh cache returned no report")?;
+    let size = r1cs.size();
+    println!(
+        "recorded circuit {}: {} in {:.2?}{}",
+        report.path.display(),
+        if report.recorded {
+            "recorded and saved"
+        } else {
+            "loaded"
+        },
+        report.elapsed,
+        report
+            .replaced
+            .map(|w| format!(" (replaced: {w})"))
+            .unwrap_or_default()
+    );
+    for (name, m) in ["A", "B", "C"].iter().zip(size.matrices) {
+        println!(
+            "  {name}: {} rows, {} non-zeros, {} coefficients (index {} B), {:.2} GB compressed, {:.2} GB as plain CSR, varint-delta columns would be {:.2} GB",
+            m.rows,
+            m.nonzeros,
+            m.table_len,
+            m.index_width,
+            m.compressed_bytes as f64 / 1e9,
+            m.uncompressed_bytes as f64 / 1e9,
+            m.varint_delta_col_bytes as f64 / 1e9,
+        );
+    }
+    let total = cuzk_filecoin::public_inputs(c1)?.len();
+    let ks: Vec<usize> = (0..partitions.min(total)).collect();
+    let t = Instant::now();
+    let ws = cuzk_filecoin::porep::witness_partitions(c1, &ks, &r1cs)?;
+    let wall = t.elapsed().as_secs_f64();
+    let core: f64 = ws.iter().map(|(_, d)| d.as_secs_f64()).sum();
+    let witness_bytes: usize = ws
+        .iter()
+        .map(|(w, _)| 32 * (w.input_assignment.len() + w.aux_assignment.len()))
+        .sum();
+    println!(
+        "{} witnesses at once: {wall:.2} s wall, {:.2} core-s per partition, {:.2} GB each",
+        ws.len(),
+        core / ws.len().max(1) as f64,
+        witness_bytes as f64 / ws.len().max(1) as f64 / 1e9
+    );
+    let (mut spmv, mut same, mut pa_bytes) = (0.0, true, 0usize);
+    for (k, (w, d)) in ks.iter().zip(ws) {
+        let t = Instant::now();
+        let pa = r1cs.evaluate(w)?;
+        let s = t.elapsed().as_secs_f64();
+        spmv += s;
+        pa_bytes = pa.memory_bytes();
+        let verdict = if check {
+            let classic = cuzk_filecoin::porep::synthesize_partition(c1, *k, None)?;
+            let eq = classic == pa;
+            same &= eq;
+            if eq {
+                ", equals the classic synthesis"
+            } else {
+                ", DIFFERS from the classic synthesis"
+            }
+        } else {
+            ""
+        };
+        println!("partition {k}: witness {d:.2?}, SpMV {s:.2} s{verdict}");
+    }
+    let n = ks.len().max(1) as f64;
+    println!(
+        "RESULT compiled sector={} partitions={} threads={} record_s={:.2} loaded={} matrix_gb={:.2} uncompressed_gb={:.2} nonzeros={} witness_wall_s={wall:.2} witness_core_s={:.2} spmv_s={:.2} witness_gb={:.2} assignment_gb={:.2} same={}",
+        format_size(c1.kind.sector_size),
+        ks.len(),
+        threads(),
+        report.elapsed.as_secs_f64(),
+        !report.recorded,
+        size.compressed_bytes() as f64 / 1e9,
+        size.uncompressed_bytes() as f64 / 1e9,
+        size.nonzeros(),
+        core / n,
+        spmv / n,
+        witness_bytes as f64 / n / 1e9,
+        pa_bytes as f64 / 1e9,
+        if !check { "unchecked" } else if same { "yes" } else { "NO" }
+    );
+    if !same {
+        return Err("the compiled path differs from the classic synthesis".into());
     }
     Ok(())
 }

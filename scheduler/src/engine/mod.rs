@@ -531,6 +531,48 @@ impl Drop for Engine {
     }
 }
 
+/// Long-lived host memory counted against the engine's budget (see
+/// [`Engine::hold_host`]); released when dropped.
+pub struct HostHold {
+    inner: Arc<Inner>,
+    bytes: u64,
+}
+
+impl std::fmt::Debug for HostHold {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("HostHold")
+            .field("bytes", &self.bytes)
+            .finish()
+    }
+}
+
+impl Engine {
+    /// Counts `bytes` of host memory that live beside the jobs (a
+    /// recorded circuit, say) against the memory budget, as a host-kept
+    /// parameter set is counted, until the returned guard is dropped. So
+    /// one budget covers everything the process holds.
+    pub fn hold_host(&self, bytes: u64) -> HostHold {
+        let mut st = self.inner.state.lock();
+        st.srs_bytes += bytes;
+        st.reserve(bytes);
+        HostHold {
+            inner: Arc::clone(&self.inner),
+            bytes,
+        }
+    }
+}
+
+impl Drop for HostHold {
+    fn drop(&mut self) {
+        {
+            let mut st = self.inner.state.lock();
+            st.srs_bytes = st.srs_bytes.saturating_sub(self.bytes);
+            st.release(self.bytes);
+        }
+        self.inner.synth_cv.notify_all();
+    }
+}
+
 impl Inner {
     /// Places `params` on every device and registers it under `id`
     /// (called with `loading` held).

@@ -20,7 +20,7 @@ use super::hash::Mixer;
 use crate::prover::{is_one, is_zero};
 
 /// Bit 31 of a stored column marks an input; the rest is the index.
-pub(crate) const INPUT_TAG: u32 = 1 << 31;
+pub const INPUT_TAG: u32 = 1 << 31;
 
 /// Rows per rayon task in the SpMV: large enough that scheduling is noise,
 /// small enough that a 2^27-row matrix splits into thousands of tasks.
@@ -62,6 +62,16 @@ impl CoeffIndices {
         }
     }
 
+    /// The indices as little-endian bytes, `width()` bytes each (what a
+    /// device copy of the matrix uploads).
+    pub fn as_bytes(&self) -> &[u8] {
+        match self {
+            Self::U8(v) => v,
+            Self::U16(v) => bytemuck::cast_slice(v),
+            Self::U32(v) => bytemuck::cast_slice(v),
+        }
+    }
+
     /// Bytes per stored index.
     pub fn width(&self) -> usize {
         match self {
@@ -71,7 +81,7 @@ impl CoeffIndices {
         }
     }
 
-    fn len(&self) -> usize {
+    pub(super) fn len(&self) -> usize {
         match self {
             Self::U8(v) => v.len(),
             Self::U16(v) => v.len(),
@@ -111,7 +121,7 @@ impl Narrow for u32 {
 
 /// What multiplying by a table entry costs: ±1 need no product.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Kind {
+pub(super) enum Kind {
     One,
     MinusOne,
     Other,
@@ -121,13 +131,13 @@ enum Kind {
 #[derive(Clone, Debug, PartialEq)]
 pub struct SparseMatrix {
     /// `row_ptr[r]..row_ptr[r + 1]` are row `r`'s non-zeros.
-    row_ptr: Vec<u32>,
+    pub(super) row_ptr: Vec<u32>,
     /// Tagged column per non-zero (bit 31: input).
-    cols: Vec<u32>,
+    pub(super) cols: Vec<u32>,
     /// Coefficient-table index per non-zero.
-    coeff_idx: CoeffIndices,
+    pub(super) coeff_idx: CoeffIndices,
     /// Distinct non-zero coefficients, in order of first appearance.
-    table: Vec<Fr>,
+    pub(super) table: Vec<Fr>,
 }
 
 /// Byte counts of one matrix, compressed and as plain CSR.
@@ -161,6 +171,29 @@ impl SparseMatrix {
     /// Number of non-zeros.
     pub fn nonzeros(&self) -> usize {
         self.cols.len()
+    }
+
+    /// Row pointers: row `r`'s non-zeros are `row_ptr[r]..row_ptr[r + 1]`
+    /// (checked on record and load: start at 0, never decrease, end at the
+    /// non-zero count).
+    pub fn row_ptr(&self) -> &[u32] {
+        &self.row_ptr
+    }
+
+    /// Tagged column per non-zero ([`INPUT_TAG`] marks an input).
+    pub fn cols(&self) -> &[u32] {
+        &self.cols
+    }
+
+    /// Coefficient-table index per non-zero (every one below the table's
+    /// length).
+    pub fn coeff_idx(&self) -> &CoeffIndices {
+        &self.coeff_idx
+    }
+
+    /// The distinct non-zero coefficients.
+    pub fn table(&self) -> &[Fr] {
+        &self.table
     }
 
     /// The sizes (see [`MatrixSize`]).
@@ -217,10 +250,88 @@ impl SparseMatrix {
         m.words(self.table.iter().flat_map(fr_to_mont));
     }
 
+    /// Row pointers start at 0, never decrease and end at the non-zero
+    /// count; every coefficient index is in the table. (A loaded matrix
+    /// is checked with this before any SpMV reads it.)
+    pub(super) fn check_layout(&self) -> Result<(), String> {
+        let nnz = self.cols.len();
+        if self.coeff_idx.len() != nnz {
+            return Err(format!(
+                "{} indices for {nnz} non-zeros",
+                self.coeff_idx.len()
+            ));
+        }
+        if self.row_ptr.first() != Some(&0) || self.row_ptr.last().map(|&x| x as usize) != Some(nnz)
+        {
+            return Err("row pointers do not span the non-zeros".into());
+        }
+        if self.row_ptr.windows(2).any(|w| w[0] > w[1]) {
+            return Err("row pointers decrease".into());
+        }
+        let t = self.table.len();
+        let max = match &self.coeff_idx {
+            CoeffIndices::U8(v) => v.par_iter().map(|&x| x as usize).max(),
+            CoeffIndices::U16(v) => v.par_iter().map(|&x| x as usize).max(),
+            CoeffIndices::U32(v) => v.par_iter().map(|&x| x as usize).max(),
+        };
+        if max.is_some_and(|m| m >= t) {
+            return Err(format!("coefficient index beyond the table of {t}"));
+        }
+        if self.table.iter().any(is_zero) {
+            return Err("zero coefficient in the table".into());
+        }
+        Ok(())
+    }
+
+    /// Every column addresses an input below `num_inputs` or an aux
+    /// variable below `num_aux`.
+    pub(super) fn check_columns(&self, num_inputs: usize, num_aux: usize) -> Result<(), String> {
+        let bad = self.cols.par_iter().any(|&c| {
+            if c & INPUT_TAG != 0 {
+                (c & !INPUT_TAG) as usize >= num_inputs
+            } else {
+                c as usize >= num_aux
+            }
+        });
+        if bad {
+            return Err(format!(
+                "a column outside {num_inputs} inputs and {num_aux} aux variables"
+            ));
+        }
+        Ok(())
+    }
+
     #[cfg(test)]
     pub(crate) fn corrupt_for_test(&mut self) {
         if let Some(c) = self.cols.first_mut() {
             *c ^= 1;
+        }
+    }
+
+    /// How multiplying by each table entry is done.
+    pub(super) fn kinds(&self) -> Vec<Kind> {
+        self.table
+            .iter()
+            .map(|c| {
+                if is_one(c) {
+                    Kind::One
+                } else if is_one(&-*c) {
+                    Kind::MinusOne
+                } else {
+                    Kind::Other
+                }
+            })
+            .collect()
+    }
+
+    /// Row `r`'s value `Σ coeff · z[col]` (`kinds` from [`Self::kinds`]).
+    pub(super) fn row_value(&self, r: usize, kinds: &[Kind], inputs: &[Fr], aux: &[Fr]) -> Fr {
+        let (s, e) = (self.row_ptr[r] as usize, self.row_ptr[r + 1] as usize);
+        let cols = &self.cols[s..e];
+        match &self.coeff_idx {
+            CoeffIndices::U8(i) => row_dot(cols, &i[s..e], kinds, &self.table, inputs, aux),
+            CoeffIndices::U16(i) => row_dot(cols, &i[s..e], kinds, &self.table, inputs, aux),
+            CoeffIndices::U32(i) => row_dot(cols, &i[s..e], kinds, &self.table, inputs, aux),
         }
     }
 
@@ -232,19 +343,7 @@ impl SparseMatrix {
     pub fn spmv_into(&self, inputs: &[Fr], aux: &[Fr], out: &mut Vec<Fr>) {
         out.clear();
         out.resize(self.rows(), Fr::ZERO);
-        let kinds: Vec<Kind> = self
-            .table
-            .iter()
-            .map(|c| {
-                if is_one(c) {
-                    Kind::One
-                } else if is_one(&-*c) {
-                    Kind::MinusOne
-                } else {
-                    Kind::Other
-                }
-            })
-            .collect();
+        let kinds = self.kinds();
         match &self.coeff_idx {
             CoeffIndices::U8(idx) => self.spmv_with(idx, &kinds, inputs, aux, out),
             CoeffIndices::U16(idx) => self.spmv_with(idx, &kinds, inputs, aux, out),

@@ -12,7 +12,12 @@
 //!    no linear combination is built.
 //! 3. [`CompiledR1cs::evaluate`] computes a = A·z, b = B·z, c = C·z with a
 //!    rayon SpMV and returns a [`ProvingAssignment`] equal, field for
-//!    field, to [`crate::synthesize`]'s.
+//!    field, to [`crate::synthesize`]'s. Or [`CompiledR1cs::defer`] returns
+//!    the assignment without a, b, c, holding the record instead
+//!    ([`Deferred`]): the backend computes them where it proves (the GPU
+//!    backend on the device, from its own copy of the matrices, so a, b, c
+//!    never exist in host memory; the CPU backend with this SpMV,
+//!    [`ProvingAssignment::evaluate_deferred`]).
 //!
 //! A witness is only multiplied with a matrix recorded from the same
 //! circuit shape: counts and the trace of allocations and constraints must
@@ -25,14 +30,19 @@
 mod hash;
 mod matrix;
 mod record;
+mod store;
 mod witness;
+
+use std::sync::Arc;
 
 use bellpepper_core::{Circuit, SynthesisError};
 use cuzk_field::{Bitmap, Fr};
+use rayon::prelude::*;
 
 use crate::{ProvingAssignment, Shape};
 use hash::Mixer;
-pub use matrix::{CoeffIndices, MatrixSize, SparseMatrix};
+pub use matrix::{CoeffIndices, MatrixSize, SparseMatrix, INPUT_TAG};
+pub use store::StoreError;
 pub use witness::{synthesize_witness, Witness};
 
 /// Errors of the pre-compiled path.
@@ -84,8 +94,21 @@ pub struct CircuitKey {
     pub shape: Shape,
     /// Hash of the order of alloc / alloc_input / enforce events.
     pub trace_hash: u64,
-    /// Hash of the three matrices (row pointers, columns, indices, tables).
+    /// Hash of the three matrices (row pointers, columns, indices, tables)
+    /// and the density bitmaps.
     pub structure_hash: u64,
+}
+
+/// The record a [`ProvingAssignment`]'s a, b, c are still to be computed
+/// from ([`CompiledR1cs::defer`]). Its `Debug` prints the key only (the
+/// matrices are gigabytes at 32 GiB).
+#[derive(Clone, PartialEq)]
+pub struct Deferred(pub Arc<CompiledR1cs>);
+
+impl std::fmt::Debug for Deferred {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_tuple("Deferred").field(&self.0.key).finish()
+    }
 }
 
 /// Sizes of the three matrices (see [`MatrixSize`]).
@@ -136,7 +159,10 @@ impl CompiledR1cs {
         matrices: [SparseMatrix; 3],
         [a_aux_density, b_input_density, b_aux_density]: [Bitmap; 3],
     ) -> Self {
-        let structure_hash = structure_hash(&matrices);
+        let structure_hash = structure_hash(
+            &matrices,
+            [&a_aux_density, &b_input_density, &b_aux_density],
+        );
         Self {
             key: CircuitKey {
                 shape,
@@ -179,7 +205,14 @@ impl CompiledR1cs {
     /// Recomputes the structure hash and compares it with the one recorded
     /// (for a matrix that was stored and loaded back; a full pass over it).
     pub fn verify_structure(&self) -> Result<(), CompiledError> {
-        let found = structure_hash(&self.matrices);
+        let found = structure_hash(
+            &self.matrices,
+            [
+                &self.a_aux_density,
+                &self.b_input_density,
+                &self.b_aux_density,
+            ],
+        );
         if found != self.key.structure_hash {
             return Err(CompiledError::StructureMismatch {
                 recorded: self.key.structure_hash,
@@ -228,17 +261,91 @@ impl CompiledR1cs {
         mut buffers: ProvingAssignment,
     ) -> Result<ProvingAssignment, CompiledError> {
         self.check_witness(&w)?;
-        let [ma, mb, mc] = &self.matrices;
         let (inp, aux) = (&w.input_assignment, &w.aux_assignment);
-        ma.spmv_into(inp, aux, &mut buffers.a);
-        mb.spmv_into(inp, aux, &mut buffers.b);
-        mc.spmv_into(inp, aux, &mut buffers.c);
+        self.abc_into(inp, aux, [&mut buffers.a, &mut buffers.b, &mut buffers.c])?;
+        buffers.deferred = None;
         buffers.input_assignment = w.input_assignment;
         buffers.aux_assignment = w.aux_assignment;
         buffers.a_aux_density = self.a_aux_density.clone();
         buffers.b_input_density = self.b_input_density.clone();
         buffers.b_aux_density = self.b_aux_density.clone();
         Ok(buffers)
+    }
+
+    /// The assignment of `w` (checked first) with a, b, c left empty and
+    /// this record attached ([`Deferred`]): what a backend that computes
+    /// a, b, c itself is given. Host memory: the witness and the density
+    /// bitmaps only (at 32 GiB, 4.2 GB instead of 16.7).
+    pub fn defer(self: &Arc<Self>, w: Witness) -> Result<ProvingAssignment, CompiledError> {
+        self.check_witness(&w)?;
+        Ok(ProvingAssignment {
+            input_assignment: w.input_assignment,
+            aux_assignment: w.aux_assignment,
+            a_aux_density: self.a_aux_density.clone(),
+            b_input_density: self.b_input_density.clone(),
+            b_aux_density: self.b_aux_density.clone(),
+            deferred: Some(Deferred(Arc::clone(self))),
+            ..ProvingAssignment::default()
+        })
+    }
+
+    /// Witness-only synthesis, deferred ([`CompiledR1cs::defer`]).
+    pub fn synthesize_deferred<C: Circuit<Fr>>(
+        self: &Arc<Self>,
+        circuit: C,
+    ) -> Result<ProvingAssignment, CompiledError> {
+        let w = self.witness(circuit)?;
+        self.defer(w)
+    }
+
+    /// Refuses input and aux vectors of other lengths than the record's
+    /// (every column was checked against those counts, so the SpMV then
+    /// cannot index out of range).
+    pub fn check_lengths(&self, inputs: &[Fr], aux: &[Fr]) -> Result<(), CompiledError> {
+        let s = self.key.shape;
+        if inputs.len() != s.num_inputs || aux.len() != s.num_aux {
+            return Err(CompiledError::ShapeMismatch {
+                recorded: s,
+                found: Shape {
+                    num_inputs: inputs.len(),
+                    num_aux: aux.len(),
+                    num_constraints: s.num_constraints,
+                },
+            });
+        }
+        Ok(())
+    }
+
+    /// a, b, c of `(inputs, aux)` into the three vectors (resized to the
+    /// constraint count, capacity reused).
+    pub(crate) fn abc_into(
+        &self,
+        inputs: &[Fr],
+        aux: &[Fr],
+        [a, b, c]: [&mut Vec<Fr>; 3],
+    ) -> Result<(), CompiledError> {
+        self.check_lengths(inputs, aux)?;
+        let [ma, mb, mc] = &self.matrices;
+        ma.spmv_into(inputs, aux, a);
+        mb.spmv_into(inputs, aux, b);
+        mc.spmv_into(inputs, aux, c);
+        Ok(())
+    }
+
+    /// The first constraint `i` with `a[i]·b[i] ≠ c[i]` for `(inputs, aux)`,
+    /// computed row by row without materialising a, b, c.
+    pub(crate) fn first_unsatisfied(
+        &self,
+        inputs: &[Fr],
+        aux: &[Fr],
+    ) -> Result<Option<usize>, CompiledError> {
+        self.check_lengths(inputs, aux)?;
+        let [ma, mb, mc] = &self.matrices;
+        let (ka, kb, kc) = (ma.kinds(), mb.kinds(), mc.kinds());
+        Ok((0..ma.rows()).into_par_iter().find_first(|&r| {
+            ma.row_value(r, &ka, inputs, aux) * mb.row_value(r, &kb, inputs, aux)
+                != mc.row_value(r, &kc, inputs, aux)
+        }))
     }
 
     /// Witness-only synthesis followed by the SpMV: the replacement for
@@ -257,10 +364,16 @@ impl CompiledR1cs {
     }
 }
 
-fn structure_hash(matrices: &[SparseMatrix; 3]) -> u64 {
+/// Hash of everything a proof depends on besides the witness: the three
+/// matrices and the density bitmaps.
+fn structure_hash(matrices: &[SparseMatrix; 3], densities: [&Bitmap; 3]) -> u64 {
     let mut m = Mixer::new(0x7374_7275_6374);
     for x in matrices {
         x.mix_into(&mut m);
+    }
+    for d in densities {
+        m.word(d.len() as u64);
+        m.words(d.as_words().iter().copied());
     }
     m.finish()
 }

@@ -1,0 +1,106 @@
+//! `cuzk bench winning-post|window-post|snap`: the engine on shape-correct
+//! random vanilla proofs (`cuzk_filecoin::bench_vanilla`) of any sector
+//! size, self-check off, one parameter file loaded once.
+
+use super::bench::{config, run_unchecked, EngineArgs};
+use crate::cmd::engine;
+use crate::output::Ctx;
+use anyhow::Result;
+use cuzk_filecoin::bench_vanilla::{random_post, random_snap};
+use cuzk_filecoin::{PostProofKind, PostType, PostVersion, SnapProofKind};
+use std::path::PathBuf;
+
+/// `cuzk bench winning-post|window-post|snap`.
+#[derive(clap::Args, Debug)]
+pub struct VanillaBenchArgs {
+    /// Sector size (2KiB, 8MiB, 512MiB, 32GiB, 64GiB).
+    #[arg(long, default_value = "32GiB")]
+    pub sector_size: String,
+    /// WindowPoSt: sectors per proof (default: one full partition, the
+    /// size's sector count: 2349 at 32 GiB).
+    #[arg(long)]
+    pub sectors: Option<usize>,
+    /// Directory of the v28 `.params` file (default: the config's
+    /// param_cache, else FIL_PROOFS_PARAMETER_CACHE, else
+    /// /var/tmp/filecoin-proof-parameters).
+    #[arg(long)]
+    pub param_cache: Option<PathBuf>,
+    /// Seed of the first random input (proof j uses seed + j).
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    #[command(flatten)]
+    pub engine: EngineArgs,
+}
+
+/// Which proof `run` benchmarks.
+#[derive(Clone, Copy, Debug)]
+pub enum Bench {
+    /// WinningPoSt or WindowPoSt.
+    Post(PostType),
+    /// SnapDeals.
+    Snap,
+}
+
+/// Runs `cuzk bench winning-post|window-post|snap`.
+pub fn run(ctx: &Ctx, what: Bench, a: VanillaBenchArgs) -> Result<()> {
+    let e = &a.engine;
+    use crate::cmd::limits::{check_count, MAX_BENCH_PARTITIONS};
+    check_count("-j", e.jobs, MAX_BENCH_PARTITIONS)?;
+    let cfg = config(
+        e.config.as_deref(),
+        e.concurrency,
+        None,
+        e.gw,
+        e.budget.as_deref(),
+    )?;
+    let mut opts = cfg.engine_options()?;
+    opts.timeline = true;
+    let size = cuzk_filecoin::parse_size(&a.sector_size)?;
+    let dir =
+        cuzk_filecoin::resolve_param_dir(a.param_cache.as_deref(), cfg.srs.param_cache.as_deref());
+    let engine = engine(
+        opts,
+        e.backend,
+        e.residency,
+        e.devices.as_deref().unwrap_or(&[]),
+    )?;
+    // The inputs are built before the clock starts.
+    let sp = ctx.spinner("building random vanilla proofs");
+    let (label, jobs) = match what {
+        Bench::Post(typ) => {
+            let version = match typ {
+                PostType::Winning => PostVersion::V1,
+                PostType::Window => PostVersion::V1_2,
+            };
+            let kind = PostProofKind::new(typ, size, version)?;
+            let sectors = a.sectors.unwrap_or_else(|| kind.sectors_per_partition());
+            check_count("--sectors", sectors, 1 << 20)?;
+            let jobs = (0..e.jobs)
+                .map(|j| {
+                    let input = random_post(&kind, sectors, a.seed + j as u64)?;
+                    cuzk_filecoin::post::post_bench_job(&input, &dir)
+                })
+                .collect::<cuzk_filecoin::Result<Vec<_>>>()?;
+            (kind.api_name(), jobs)
+        }
+        Bench::Snap => {
+            let kind = SnapProofKind::new(size)?;
+            let jobs = (0..e.jobs)
+                .map(|j| {
+                    let input = random_snap(&kind, a.seed + j as u64)?;
+                    cuzk_filecoin::snap::snap_bench_job(&input, &dir)
+                })
+                .collect::<cuzk_filecoin::Result<Vec<_>>>()?;
+            (kind.api_name(), jobs)
+        }
+    };
+    sp.finish_and_clear();
+    run_unchecked(
+        ctx,
+        &engine,
+        jobs,
+        label,
+        e.timeline.as_deref(),
+        "random vanilla proofs",
+    )
+}

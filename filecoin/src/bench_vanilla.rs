@@ -1,0 +1,171 @@
+//! Shape-correct random PoSt and SnapDeals inputs of any sector size, for
+//! benchmarks: the real circuits, constraint counts, synthesis and proving
+//! cost without sealing, encoding or proving a 32 GiB sector. Their
+//! vanilla proofs pass the shape checks (counts, Merkle path shapes, field
+//! elements, roots) but not the vanilla verifier, so they are proved with
+//! [`crate::post::post_bench_job`] / [`crate::snap::snap_bench_job`] and the
+//! engine's self-check off.
+
+use crate::bench_c1::{merkle_json, tree_proof};
+use crate::error::{proofs, FilecoinError, Result};
+use crate::porep::with_tree;
+use crate::post::{PostInput, PostProofKind, PostType};
+use crate::snap::{SnapInput, SnapProofKind};
+use filecoin_hashers::{poseidon::PoseidonHasher, sha256::Sha256Hasher, Domain, Hasher};
+use filecoin_proofs::FallbackPoStSectorProof;
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha20Rng;
+use storage_proofs_core::merkle::MerkleTreeTrait;
+use storage_proofs_post::fallback::{Proof as PostProof, SectorProof};
+use storage_proofs_update::{
+    constants::h_default,
+    vanilla::{phi, rho},
+    ChallengeProof, Challenges, PartitionProof,
+};
+
+type Dom<Tree> = <<Tree as MerkleTreeTrait>::Hasher as Hasher>::Domain;
+
+fn encode<T: serde::Serialize>(v: &T) -> Result<Vec<u8>> {
+    bincode::serialize(v).map_err(|e| FilecoinError::Proofs(e.into()))
+}
+
+/// A canonical random 32-byte field element (randomness, ids).
+fn element(rng: &mut ChaCha20Rng) -> [u8; 32] {
+    let mut b: [u8; 32] = rng.gen();
+    b[31] &= 0x3f;
+    b[0] |= 1;
+    b
+}
+
+/// A WinningPoSt (one sector), or a WindowPoSt of `sectors` sectors (all
+/// partitions; `sectors` = the size's sector count fills one partition),
+/// with random vanilla proofs from `seed`.
+pub fn random_post(kind: &PostProofKind, sectors: usize, seed: u64) -> Result<PostInput> {
+    let mut rng = ChaCha20Rng::seed_from_u64(seed);
+    let n = match kind.typ {
+        PostType::Winning => 1,
+        PostType::Window => sectors.max(1),
+    };
+    let challenges = kind.post_config().challenge_count;
+    let vanilla_proofs = (0..n)
+        .map(|i| {
+            with_tree!(
+                kind.sector_size,
+                post_sector(kind, challenges, i as u64 + 1, &mut rng)
+            )
+        })
+        .collect::<Result<_>>()?;
+    Ok(PostInput {
+        kind: *kind,
+        randomness: element(&mut rng),
+        prover_id: element(&mut rng),
+        vanilla_proofs,
+        partition: None,
+    })
+}
+
+fn post_sector<Tree: 'static + MerkleTreeTrait>(
+    kind: &PostProofKind,
+    challenges: usize,
+    sector_id: u64,
+    rng: &mut ChaCha20Rng,
+) -> Result<Vec<u8>> {
+    let leaves = kind.sector_size / 32;
+    let comm_r_last = Dom::<Tree>::random(rng);
+    let inclusion_proofs = (0..challenges)
+        .map(|_| {
+            let node = rng.gen_range(0..leaves);
+            tree_proof::<Tree>(rng, leaves, node, comm_r_last, None)
+        })
+        .collect::<Result<_>>()?;
+    let p = FallbackPoStSectorProof::<Tree> {
+        sector_id: sector_id.into(),
+        comm_r: Dom::<Tree>::random(rng),
+        vanilla_proof: PostProof {
+            sectors: vec![SectorProof {
+                inclusion_proofs,
+                comm_c: Dom::<Tree>::random(rng),
+                comm_r_last,
+            }],
+        },
+    };
+    encode(&p)
+}
+
+/// A SnapDeals update of `kind`'s size with random commitments and
+/// vanilla partition proofs (all partitions) from `seed`. The challenged
+/// leaves are consistent with the encoding (`new = old + data · rho` at the
+/// challenges derived from comm_r_new), which the circuit asserts while it
+/// synthesizes; the Merkle paths are random.
+pub fn random_snap(kind: &SnapProofKind, seed: u64) -> Result<SnapInput> {
+    let mut rng = ChaCha20Rng::seed_from_u64(seed);
+    let pp = kind.public_params();
+    let (comm_r_old, comm_r_new, comm_d_new) =
+        (element(&mut rng), element(&mut rng), element(&mut rng));
+    let vanilla_proofs = (0..pp.partition_count)
+        .map(|k| {
+            with_tree!(
+                kind.sector_size,
+                snap_partition(kind, k, [comm_r_old, comm_r_new, comm_d_new], &mut rng)
+            )
+        })
+        .collect::<Result<_>>()?;
+    Ok(SnapInput {
+        kind: *kind,
+        comm_r_old,
+        comm_r_new,
+        comm_d_new,
+        vanilla_proofs,
+    })
+}
+
+fn snap_partition<Tree>(
+    kind: &SnapProofKind,
+    k: usize,
+    [comm_r_old, comm_r_new, comm_d_new]: [[u8; 32]; 3],
+    rng: &mut ChaCha20Rng,
+) -> Result<Vec<u8>>
+where
+    Tree: 'static + MerkleTreeTrait<Hasher = PoseidonHasher>,
+{
+    type D = <Sha256Hasher as Hasher>::Domain;
+    let pp = kind.public_params();
+    let leaves = kind.sector_size / 32;
+    let dom = |b: &[u8; 32]| Dom::<Tree>::try_from_bytes(b).map_err(proofs);
+    let (r_old, r_new) = (dom(&comm_r_old)?, dom(&comm_r_new)?);
+    let d_new = D::try_from_bytes(&comm_d_new).map_err(proofs)?;
+    let phi = phi(&d_new, &r_old);
+    let h = h_default(pp.sector_nodes);
+    let bits = pp.sector_nodes.trailing_zeros() as usize;
+    let (root_old, root_new) = (Dom::<Tree>::random(rng), Dom::<Tree>::random(rng));
+    let root_d = D::random(rng);
+    let challenge_proofs = Challenges::new(pp.sector_nodes, r_new, k)
+        .map(|c| {
+            let node = u64::from(c);
+            let rho = rho(&phi, c >> (bits - h));
+            let old = Dom::<Tree>::random(rng);
+            let data = D::random(rng);
+            let data_fr: cuzk_field::Fr = data.into();
+            let new: Dom<Tree> = (cuzk_field::Fr::from(old) + data_fr * rho).into();
+            let proof_d_new =
+                serde_json::from_value(merkle_json::<
+                    Sha256Hasher,
+                    typenum::U2,
+                    typenum::U0,
+                    typenum::U0,
+                >(rng, leaves, node, root_d, Some(data)))
+                .map_err(|e| FilecoinError::Proofs(anyhow::anyhow!("generated data proof: {e}")))?;
+            Ok(ChallengeProof::<Tree> {
+                proof_r_old: tree_proof::<Tree>(rng, leaves, node, root_old, Some(old))?,
+                proof_d_new,
+                proof_r_new: tree_proof::<Tree>(rng, leaves, node, root_new, Some(new))?,
+            })
+        })
+        .collect::<Result<_>>()?;
+    let p = PartitionProof::<Tree> {
+        comm_c: Dom::<Tree>::random(rng),
+        apex_leafs: (0..pp.apex_leaf_count).map(|_| D::random(rng)).collect(),
+        challenge_proofs,
+    };
+    encode(&p)
+}

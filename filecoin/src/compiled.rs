@@ -1,0 +1,153 @@
+//! PoRep circuits recorded once ([`cuzk_synth::compiled`]): every partition
+//! of a proof type has the same R1CS, so it is recorded from
+//! filecoin-proofs' blank circuit, kept on disk, and each partition then
+//! runs only its value closures (witness-only synthesis) followed by an
+//! SpMV. The result equals the classic synthesis field for field.
+//!
+//! A record is stored as `<dir>/<params name>.r1cs` under an identity that
+//! names the circuit (the parameter file's name, which hashes filecoin-
+//! proofs' circuit parameters) and this crate's version. A file with
+//! another identity, altered bytes or another layout is recorded again and
+//! replaced, never used; a witness of another shape or allocation order is
+//! refused per partition ([`cuzk_synth::compiled::CompiledError`]).
+
+use crate::c1::SealProofKind;
+use crate::error::{proofs, FilecoinError, Result};
+use crate::porep::{params_file_name, with_tree};
+use cuzk_scheduler::{Engine, HostHold};
+use cuzk_synth::compiled::{CompiledR1cs, StoreError};
+use filecoin_proofs::{parameters::public_params, DefaultPieceHasher, PoRepConfig};
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+use storage_proofs_core::{compound_proof::CompoundProof, merkle::MerkleTreeTrait};
+use storage_proofs_porep::stacked::{StackedCompound, StackedDrg};
+
+/// Environment variable naming the folder of recorded circuits.
+pub const R1CS_DIR_ENV: &str = "CUZK_R1CS_CACHE";
+
+/// The folder of recorded circuits: `$CUZK_R1CS_CACHE`, else
+/// `<user cache>/cuzk/r1cs`.
+pub fn default_r1cs_dir() -> PathBuf {
+    match std::env::var_os(R1CS_DIR_ENV) {
+        Some(v) if !v.is_empty() => PathBuf::from(v),
+        _ => dirs::cache_dir()
+            .unwrap_or_else(std::env::temp_dir)
+            .join("cuzk")
+            .join("r1cs"),
+    }
+}
+
+/// How a record was obtained.
+#[derive(Clone, Debug)]
+pub struct R1csReport {
+    /// The file.
+    pub path: PathBuf,
+    /// Recorded now (else loaded from the file).
+    pub recorded: bool,
+    /// Why an existing file was not used, if one was there.
+    pub replaced: Option<String>,
+    /// Time to load or record (and save).
+    pub elapsed: Duration,
+}
+
+/// A cached record and the budget hold that counts it (none when the
+/// cache serves callers without an engine).
+type Cached = (Arc<CompiledR1cs>, Option<HostHold>);
+
+/// Recorded PoRep circuits of one process, by proof type: each is loaded
+/// or recorded once, shared by every job, and counted against the memory
+/// budget of the engine it was first asked for ([`Engine::hold_host`]) for
+/// as long as the cache lives.
+#[derive(Debug)]
+pub struct R1csCache {
+    dir: PathBuf,
+    records: Mutex<HashMap<String, Cached>>,
+}
+
+impl R1csCache {
+    /// A cache over the folder `dir` (created when first written).
+    pub fn new(dir: PathBuf) -> Self {
+        Self {
+            dir,
+            records: Mutex::new(HashMap::new()),
+        }
+    }
+
+    /// The folder.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// The recorded circuit of `kind`'s partitions: from memory, else from
+    /// the folder, else recorded from the blank circuit (about as long as
+    /// one classic synthesis of a partition) and saved. Concurrent callers
+    /// for the same kind wait for one recording. The report comes with a
+    /// load or a recording, not with a hit in memory. With `engine`, the
+    /// record's bytes are held in its budget from the first load on.
+    pub fn porep(
+        &self,
+        kind: &SealProofKind,
+        engine: Option<&Engine>,
+    ) -> Result<(Arc<CompiledR1cs>, Option<R1csReport>)> {
+        let name = params_file_name(kind)?;
+        let mut records = self.records.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some((r, _)) = records.get(&name) {
+            return Ok((Arc::clone(r), None));
+        }
+        let id = identity(&name);
+        let path = self.dir.join(format!("{name}.r1cs"));
+        let t = Instant::now();
+        let (rec, recorded, replaced) = match CompiledR1cs::load(&path, &id) {
+            Ok(r) => (r, false, None),
+            Err(e) => {
+                let replaced = match &e {
+                    StoreError::Io { source, .. }
+                        if source.kind() == std::io::ErrorKind::NotFound =>
+                    {
+                        None
+                    }
+                    other => Some(other.to_string()),
+                };
+                let rec = record_porep(kind)?;
+                std::fs::create_dir_all(&self.dir)
+                    .map_err(|e| FilecoinError::file(&self.dir, e))?;
+                rec.save(&path, &id).map_err(FilecoinError::R1cs)?;
+                (rec, true, replaced)
+            }
+        };
+        let rec = Arc::new(rec);
+        let hold = engine.map(|e| e.hold_host(rec.size().compressed_bytes() as u64));
+        records.insert(name, (Arc::clone(&rec), hold));
+        let report = R1csReport {
+            path,
+            recorded,
+            replaced,
+            elapsed: t.elapsed(),
+        };
+        Ok((rec, Some(report)))
+    }
+}
+
+/// The identity a record of the circuit behind parameter file `name` is
+/// stored under: a new crate version records again, because the circuit
+/// code (filecoin-proofs' version is pinned by it) may have changed.
+fn identity(name: &str) -> String {
+    format!("porep:{name}:cuzk-filecoin-{}", env!("CARGO_PKG_VERSION"))
+}
+
+/// Records the circuit of one partition of `kind` from filecoin-proofs'
+/// blank circuit (no witness needed).
+pub fn record_porep(kind: &SealProofKind) -> Result<CompiledR1cs> {
+    let config = kind.porep_config()?;
+    with_tree!(kind.sector_size, record_tree(&config))
+}
+
+fn record_tree<Tree: 'static + MerkleTreeTrait>(config: &PoRepConfig) -> Result<CompiledR1cs> {
+    let pp = public_params::<Tree>(config).map_err(proofs)?;
+    type C<T> = StackedCompound<T, DefaultPieceHasher>;
+    let blank =
+        <C<Tree> as CompoundProof<StackedDrg<'_, Tree, DefaultPieceHasher>, _>>::blank_circuit(&pp);
+    CompiledR1cs::record(blank).map_err(FilecoinError::Compiled)
+}

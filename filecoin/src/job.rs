@@ -1,0 +1,263 @@
+//! One way a Filecoin proof becomes an engine job, whatever its kind
+//! (PoRep C2, WinningPoSt, WindowPoSt, SnapDeals): the kind's module builds
+//! each partition's circuit and the public inputs filecoin-proofs'
+//! verifier derives for it; [`circuit_job`] turns them into a
+//! [`PartitionSource`] against the kind's parameter file, and [`run_job`]
+//! proves it on the engine (parameters through its SRS cache).
+//!
+//! Each partition is synthesized on an engine worker (classic synthesis,
+//! or witness-only plus the SpMV of a recorded circuit) and checked there
+//! against the parameter file's counts and, with `checks`, the constraints
+//! and the public inputs. A worker's failure is kept typed, so the caller
+//! gets the [`FilecoinError`] rather than the engine's message for it.
+
+use crate::error::{FilecoinError, Result};
+use crate::porep::check_params;
+use bellpepper_core::Circuit;
+use cuzk_field::Fr;
+use cuzk_groth16::{CheckMode, Parameters, ParamsInfo, Timings};
+use cuzk_scheduler::{Engine, JobSpec, PartitionSource, SourceError};
+use cuzk_synth::{compiled::CompiledR1cs, ProvingAssignment, Shape};
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+type PartitionFn = Box<dyn FnOnce() -> std::result::Result<ProvingAssignment, SourceError> + Send>;
+
+/// The partitions of one proof, each synthesized at most once.
+pub struct ProofSource {
+    partitions: Vec<Mutex<Option<PartitionFn>>>,
+    shape: Shape,
+    failure: Arc<Mutex<Option<FilecoinError>>>,
+}
+
+impl std::fmt::Debug for ProofSource {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ProofSource")
+            .field("partitions", &self.partitions.len())
+            .field("shape", &self.shape)
+            .finish()
+    }
+}
+
+impl ProofSource {
+    /// The first typed failure a worker reported, if any.
+    pub fn take_failure(&self) -> Option<FilecoinError> {
+        lock(&self.failure).take()
+    }
+
+    /// The shape every partition is synthesized into (the parameter file's).
+    pub fn partition_shape(&self) -> Shape {
+        self.shape
+    }
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+impl PartitionSource for ProofSource {
+    fn num_partitions(&self) -> usize {
+        self.partitions.len()
+    }
+
+    fn shape(&self, _index: usize) -> std::result::Result<Shape, SourceError> {
+        Ok(self.shape)
+    }
+
+    fn synthesize(&self, index: usize) -> std::result::Result<ProvingAssignment, SourceError> {
+        let f = self
+            .partitions
+            .get(index)
+            .and_then(|m| lock(m).take())
+            .ok_or_else(|| format!("partition {index} does not exist or was already taken"))?;
+        f()
+    }
+}
+
+/// A proof ready for the engine: its partitions and the parameter file
+/// they are proved with (registered in the engine under `circuit_id`).
+#[derive(Debug)]
+pub struct ProofJob {
+    /// The partitions.
+    pub source: Arc<ProofSource>,
+    /// The `.params` file.
+    pub params_path: PathBuf,
+    /// The engine's id for that file (its standard name).
+    pub circuit_id: String,
+    /// Public inputs of each partition, as filecoin-proofs' verifier
+    /// derives them (without the leading ONE).
+    pub inputs: Vec<Vec<Fr>>,
+}
+
+/// The job of ready partition circuits with their expected public inputs,
+/// proved against `params_path`. A file of another circuit under the
+/// right name is caught here, before any synthesis, by its public-input
+/// count (and, with `r1cs`, by the recorded circuit's shape); the rest of
+/// the shape is checked after each partition's synthesis, on the worker.
+pub(crate) fn circuit_job<C>(
+    params_path: PathBuf,
+    circuits: Vec<C>,
+    inputs: Vec<Vec<Fr>>,
+    checks: bool,
+    r1cs: Option<&Arc<CompiledR1cs>>,
+) -> Result<ProofJob>
+where
+    C: Circuit<Fr> + Send + 'static,
+{
+    let info = Arc::new(Parameters::inspect(&params_path)?);
+    let mismatch = |detail: String| FilecoinError::ParamsMismatch {
+        path: params_path.clone(),
+        detail,
+    };
+    if let Some(want) = inputs.first() {
+        if want.len() + 1 != info.ic {
+            return Err(mismatch(format!(
+                "the circuit has {} public inputs, the file has {}",
+                want.len(),
+                info.ic.saturating_sub(1)
+            )));
+        }
+    }
+    // The file's counts bound the partition's shape (the domain bounds the
+    // constraint count from above), so no counting pass: on a 32 GiB
+    // partition count_shape alone takes ~1 min of one core.
+    let shape = Shape {
+        num_inputs: info.ic,
+        num_aux: info.l,
+        num_constraints: info.domain_size(),
+    };
+    if let Some(r) = r1cs {
+        let rs = r.shape();
+        if (rs.num_inputs, rs.num_aux) != (info.ic, info.l)
+            || rs.domain_size() != info.domain_size()
+        {
+            return Err(mismatch(format!(
+                "the recorded circuit has shape {rs:?}, the file {info:?}"
+            )));
+        }
+    }
+    let failure = Arc::new(Mutex::new(None));
+    let partitions = circuits
+        .into_iter()
+        .zip(inputs.clone())
+        .enumerate()
+        .map(|(k, (circuit, want))| {
+            let (info, path) = (Arc::clone(&info), params_path.clone());
+            let (r1cs, failure) = (r1cs.cloned(), Arc::clone(&failure));
+            let f: PartitionFn = Box::new(move || {
+                let run = || -> Result<ProvingAssignment> {
+                    let pa = match &r1cs {
+                        Some(r) => r.synthesize(circuit)?,
+                        None => cuzk_synth::synthesize_with_hint(circuit, shape)?,
+                    };
+                    check_partition(&path, &info, &pa, k, checks)?;
+                    if checks && pa.input_assignment.get(1..) != Some(&want[..]) {
+                        return Err(FilecoinError::InputsMismatch { partition: k });
+                    }
+                    Ok(pa)
+                };
+                run().map_err(|e| {
+                    let msg = e.to_string();
+                    lock(&failure).get_or_insert(e);
+                    msg.into()
+                })
+            });
+            Mutex::new(Some(f))
+        })
+        .collect();
+    let circuit_id = params_path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| params_path.display().to_string());
+    Ok(ProofJob {
+        source: Arc::new(ProofSource {
+            partitions,
+            shape,
+            failure,
+        }),
+        params_path,
+        circuit_id,
+        inputs,
+    })
+}
+
+/// Counts and A/B densities against the file; with `satisfied`, every
+/// constraint.
+fn check_partition(
+    path: &Path,
+    info: &ParamsInfo,
+    pa: &ProvingAssignment,
+    k: usize,
+    satisfied: bool,
+) -> Result<()> {
+    let a = pa.num_inputs() + pa.a_aux_density.count_ones();
+    let b = pa.b_input_density.count_ones() + pa.b_aux_density.count_ones();
+    check_params(path, info, &pa.shape(), Some((a, b)))?;
+    if satisfied {
+        if let Some(constraint) = pa.first_unsatisfied() {
+            return Err(FilecoinError::Unsatisfied {
+                partition: k,
+                constraint,
+            });
+        }
+    }
+    Ok(())
+}
+
+/// A proof and how it was made.
+#[derive(Clone, Debug)]
+pub struct ProofOutput {
+    /// The partition proofs concatenated (192 bytes each): the bytes
+    /// filecoin-proofs' prover returns for the same statement.
+    pub proof: Vec<u8>,
+    /// Number of partitions.
+    pub partitions: usize,
+    /// Shape of one partition circuit (the parameter file's).
+    pub shape: Shape,
+    /// The parameter file used.
+    pub params_path: PathBuf,
+    /// Stage timings, summed over partitions (`load_params` included).
+    pub timings: Timings,
+}
+
+/// Registers the job's parameter file in the engine's SRS cache (read
+/// once per engine), proves the job at `priority` and returns a worker's
+/// typed failure rather than the engine's message for it. The engine
+/// self-checks every partition proof against `job.inputs`' statement.
+pub fn run_job(engine: &Engine, job: ProofJob, priority: i32) -> Result<ProofOutput> {
+    let mut timings = Timings::default();
+    let t = std::time::Instant::now();
+    engine
+        .load_circuit(
+            &job.circuit_id,
+            &job.params_path,
+            CheckMode::Trusted,
+            &|_, _| {},
+        )
+        .map_err(FilecoinError::Engine)?;
+    timings.add("load_params", t.elapsed());
+    let partitions = job.source.num_partitions();
+    let shape = job.source.shape;
+    let source = Arc::clone(&job.source);
+    let out = engine
+        .submit_blocking(JobSpec::new(job.circuit_id.clone(), source).with_priority(priority))
+        .and_then(|h| h.wait())
+        .map_err(|e| {
+            job.source
+                .take_failure()
+                .unwrap_or(FilecoinError::Engine(e))
+        })?;
+    for p in &out.partitions {
+        timings.add("synthesis", p.synthesis);
+        timings.merge(&p.stages);
+        timings.add("epilogue", p.assembly);
+        timings.add("verify", p.verify);
+    }
+    Ok(ProofOutput {
+        proof: out.proof_bytes(),
+        partitions,
+        shape,
+        params_path: job.params_path,
+        timings,
+    })
+}

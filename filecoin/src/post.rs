@@ -1,0 +1,298 @@
+//! WinningPoSt and WindowPoSt through cuzk: vanilla proofs (as
+//! filecoin-proofs' `generate_single_vanilla_proof` makes them and
+//! filecoin-proofs-api bincode-encodes them) → one `FallbackPoStCircuit` per
+//! partition, built as `generate_winning_post_with_vanilla`,
+//! `generate_window_post_with_vanilla` and
+//! `generate_single_window_post_with_vanilla` build them → the engine → the
+//! partition proofs concatenated, the bytes those functions return.
+//!
+//! Before any synthesis the vanilla proofs are decoded, their shape checked
+//! against the proof type (challenge count, Merkle path length, field
+//! elements) and verified with filecoin-proofs' vanilla verifier, so bad
+//! input is a typed error on the caller's thread, never a panic in the
+//! circuit code (which unwraps non-canonical field elements).
+
+mod kind;
+pub(crate) mod vanilla;
+
+#[cfg(test)]
+#[path = "post_tests.rs"]
+mod tests;
+
+pub use kind::{PostProofKind, PostType, PostVersion, WINDOW_POST_PRIORITY, WINNING_POST_PRIORITY};
+
+use crate::error::{proofs, FilecoinError, Result};
+use crate::job::{circuit_job, run_job, ProofJob, ProofOutput};
+use crate::porep::{use_param_dir, with_tree};
+use cuzk_field::Fr;
+use cuzk_groth16::Proof;
+use cuzk_scheduler::Engine;
+use filecoin_proofs::{PoStConfig, PoStType, PublicReplicaInfo};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use storage_proofs_core::{
+    compound_proof::CompoundProof, merkle::MerkleTreeTrait, parameter_cache::parameter_id,
+    sector::SectorId,
+};
+use storage_proofs_post::fallback::{FallbackPoSt, FallbackPoStCircuit, FallbackPoStCompound};
+use vanilla::{decode, domain_bytes, field_element, prepare, Prepared};
+
+/// The blank circuit of a proof type (parameter generation).
+pub fn blank_circuit<Tree: 'static + MerkleTreeTrait>(
+    kind: &PostProofKind,
+) -> Result<FallbackPoStCircuit<Tree>> {
+    let pp = kind.vanilla_params()?;
+    Ok(<FallbackPoStCompound<Tree> as CompoundProof<
+        FallbackPoSt<'_, Tree>,
+        FallbackPoStCircuit<Tree>,
+    >>::blank_circuit(&pp))
+}
+
+/// The standard file name of a PoSt kind's parameters, e.g.
+/// `v28-proof-of-spacetime-fallback-merkletree-poseidon_hasher-8-8-0-<hash>.params`
+/// at 32 GiB. Window V1 and V1_2 share one file (the API version is not
+/// part of the circuit).
+pub fn post_params_file_name(kind: &PostProofKind) -> Result<String> {
+    let config = kind.post_config();
+    let id = with_tree!(kind.sector_size, cache_id(&config))?;
+    Ok(parameter_id(&id))
+}
+
+fn cache_id<Tree: 'static + MerkleTreeTrait>(config: &PoStConfig) -> Result<String> {
+    config.get_cache_identifier::<Tree>().map_err(proofs)
+}
+
+/// The parameter file of `kind` in `dir`; a typed error if it is absent.
+pub fn locate_post_params(kind: &PostProofKind, dir: &Path) -> Result<PathBuf> {
+    let path = dir.join(post_params_file_name(kind)?);
+    if !path.is_file() {
+        return Err(FilecoinError::MissingParams { path });
+    }
+    Ok(path)
+}
+
+/// What to prove: the inputs of filecoin-proofs-api's
+/// `generate_{winning,window}_post_with_vanilla` (and, with `partition`,
+/// `generate_single_window_post_with_vanilla`).
+#[derive(Clone, Debug)]
+pub struct PostInput {
+    /// The registered proof type.
+    pub kind: PostProofKind,
+    /// The chain randomness (a canonical field element).
+    pub randomness: [u8; 32],
+    /// The prover id (a canonical field element).
+    pub prover_id: [u8; 32],
+    /// One bincode-encoded `FallbackPoStSectorProof` per sector, as
+    /// filecoin-proofs-api's `generate_single_vanilla_proof` returns it.
+    /// WindowPoSt proves them in sector-id order, the order its verifier
+    /// uses.
+    pub vanilla_proofs: Vec<Vec<u8>>,
+    /// WindowPoSt only: prove this one partition of a larger sector set;
+    /// `vanilla_proofs` are that partition's sectors only.
+    pub partition: Option<usize>,
+}
+
+/// Builds the job of a PoSt without proving it. With `checks`, every
+/// synthesized partition is checked on its worker: every constraint
+/// satisfied, public inputs equal to the verifier's.
+/// The vanilla proofs are verified first in every case.
+pub fn post_job(input: &PostInput, param_dir: &Path, checks: bool) -> Result<ProofJob> {
+    with_tree!(
+        input.kind.sector_size,
+        job_tree(input, param_dir, true, checks)
+    )
+}
+
+/// The job of a benchmark: shape-correct random vanilla proofs
+/// ([`crate::bench_vanilla`]) are shape-checked, not verified, and
+/// nothing is checked after synthesis; the proofs cannot verify (run
+/// with the engine's self-check off).
+pub fn post_bench_job(input: &PostInput, param_dir: &Path) -> Result<ProofJob> {
+    with_tree!(
+        input.kind.sector_size,
+        job_tree(input, param_dir, false, false)
+    )
+}
+
+fn job_tree<Tree: 'static + MerkleTreeTrait>(
+    input: &PostInput,
+    param_dir: &Path,
+    verify: bool,
+    checks: bool,
+) -> Result<ProofJob> {
+    let params_path = locate_post_params(&input.kind, param_dir)?;
+    let Prepared { circuits, inputs } = prepare::<Tree>(input, verify)?;
+    circuit_job(params_path, circuits, inputs, checks, None)
+}
+
+/// Knobs of [`prove_post`].
+#[derive(Debug)]
+pub struct PostOptions<'a> {
+    /// Directory holding the `.params` files.
+    pub param_dir: PathBuf,
+    /// The engine (its SRS cache loads each parameter file once).
+    pub engine: &'a Engine,
+    /// Check every constraint and the public inputs of each synthesized
+    /// partition on its worker.
+    pub check_satisfied: bool,
+    /// Job priority; `None`: the kind's ([`PostProofKind::priority`]).
+    pub priority: Option<i32>,
+}
+
+impl<'a> PostOptions<'a> {
+    /// Defaults: checks on, the kind's priority.
+    pub fn new(param_dir: PathBuf, engine: &'a Engine) -> Self {
+        Self {
+            param_dir,
+            engine,
+            check_satisfied: true,
+            priority: None,
+        }
+    }
+}
+
+/// Proves a PoSt as one engine job (parameters loaded once per engine);
+/// the engine self-checks every partition proof against the public
+/// inputs filecoin-proofs' verifier derives.
+pub fn prove_post(input: &PostInput, opts: &PostOptions<'_>) -> Result<ProofOutput> {
+    let job = post_job(input, &opts.param_dir, opts.check_satisfied)?;
+    run_job(
+        opts.engine,
+        job,
+        opts.priority.unwrap_or_else(|| input.kind.priority()),
+    )
+}
+
+/// The public inputs of every partition, as filecoin-proofs' verifier
+/// derives them.
+pub fn post_public_inputs(input: &PostInput) -> Result<Vec<Vec<Fr>>> {
+    with_tree!(input.kind.sector_size, inputs_tree(input))
+}
+
+fn inputs_tree<Tree: 'static + MerkleTreeTrait>(input: &PostInput) -> Result<Vec<Vec<Fr>>> {
+    Ok(prepare::<Tree>(input, true)?.inputs)
+}
+
+/// The sectors the vanilla proofs are for, `(sector id, comm_r)`, in the
+/// order they are proved: the sector set a verifier needs.
+pub fn vanilla_sectors(input: &PostInput) -> Result<Vec<(u64, [u8; 32])>> {
+    with_tree!(input.kind.sector_size, sectors_tree(input))
+}
+
+fn sectors_tree<Tree: 'static + MerkleTreeTrait>(
+    input: &PostInput,
+) -> Result<Vec<(u64, [u8; 32])>> {
+    Ok(decode::<Tree>(input)?
+        .iter()
+        .map(|p| (u64::from(p.sector_id), domain_bytes(&p.comm_r)))
+        .collect())
+}
+
+/// Verifies a PoSt with filecoin-proofs' own verifier
+/// (`verify_winning_post` / `verify_window_post`), reading the verifying
+/// key from `param_dir` (see [`use_param_dir`]). `sectors` is the
+/// challenged sector set, `(sector id, comm_r)`. `Ok(false)` is a proof
+/// that does not verify; malformed input is an error.
+pub fn verify_post(
+    kind: &PostProofKind,
+    randomness: [u8; 32],
+    prover_id: [u8; 32],
+    sectors: &[(u64, [u8; 32])],
+    proof: &[u8],
+    param_dir: &Path,
+) -> Result<bool> {
+    field_element(&randomness, "randomness")?;
+    field_element(&prover_id, "prover_id")?;
+    let want_sectors = match kind.typ {
+        PostType::Winning => kind.sectors_per_partition(),
+        PostType::Window => sectors.len().max(1),
+    };
+    if sectors.len() != want_sectors {
+        return Err(FilecoinError::SectorCount {
+            kind: kind.api_name(),
+            got: sectors.len(),
+            expected: want_sectors,
+        });
+    }
+    let want = kind.partitions(sectors.len()) * cuzk_groth16::PROOF_BYTES;
+    if proof.len() != want {
+        return Err(FilecoinError::Groth16(
+            cuzk_groth16::Groth16Error::MalformedProof(format!(
+                "a {} proof over {} sector(s) is {want} bytes, got {}",
+                kind.api_name(),
+                sectors.len(),
+                proof.len()
+            )),
+        ));
+    }
+    let mut replicas = BTreeMap::new();
+    for &(id, comm_r) in sectors {
+        let info =
+            PublicReplicaInfo::new(comm_r).map_err(|_| FilecoinError::ZeroCommitment("comm_r"))?;
+        if replicas.insert(SectorId::from(id), info).is_some() {
+            return Err(FilecoinError::DuplicateSector(id));
+        }
+    }
+    use_param_dir(param_dir)?;
+    // Bytes that do not decode to points are a proof that does not verify.
+    if Proof::many_from_bytes(proof).is_err() {
+        return Ok(false);
+    }
+    let config = kind.post_config();
+    with_tree!(
+        kind.sector_size,
+        verify_tree(&config, &randomness, prover_id, replicas, proof)
+    )
+}
+
+fn verify_tree<Tree: 'static + MerkleTreeTrait>(
+    config: &PoStConfig,
+    randomness: &[u8; 32],
+    prover_id: [u8; 32],
+    replicas: BTreeMap<SectorId, PublicReplicaInfo>,
+    proof: &[u8],
+) -> Result<bool> {
+    match config.typ {
+        PoStType::Winning => {
+            let list: Vec<_> = replicas.into_iter().collect();
+            filecoin_proofs::verify_winning_post::<Tree>(
+                config, randomness, &list, prover_id, proof,
+            )
+        }
+        PoStType::Window => filecoin_proofs::verify_window_post::<Tree>(
+            config, randomness, &replicas, prover_id, proof,
+        ),
+    }
+    .map_err(proofs)
+}
+
+/// Parses vanilla proofs in the form Curio sends them (Go's
+/// `json.Marshal([][]byte)`): a JSON array of base64 strings, each one
+/// vanilla proof as filecoin-proofs-api's `generate_single_vanilla_proof`
+/// returns it (bincode).
+pub fn parse_vanilla_json(bytes: &[u8]) -> Result<Vec<Vec<u8>>> {
+    use base64::Engine as _;
+    let list: Vec<String> =
+        serde_json::from_slice(bytes).map_err(|e| FilecoinError::VanillaFormat(e.to_string()))?;
+    list.iter()
+        .enumerate()
+        .map(|(index, b)| {
+            base64::engine::general_purpose::STANDARD
+                .decode(b)
+                .map_err(|e| FilecoinError::BadVanilla {
+                    index,
+                    detail: format!("not base64: {e}"),
+                })
+        })
+        .collect()
+}
+
+/// The inverse of [`parse_vanilla_json`].
+pub fn vanilla_json(proofs: &[Vec<u8>]) -> String {
+    use base64::Engine as _;
+    let list: Vec<String> = proofs
+        .iter()
+        .map(|p| base64::engine::general_purpose::STANDARD.encode(p))
+        .collect();
+    serde_json::Value::from(list).to_string()
+}

@@ -1,0 +1,77 @@
+//! Random shape-correct PoSt and SnapDeals inputs (the 32 GiB benchmarks'
+//! inputs) at 2 KiB on the CPU: they pass the shape checks, build the real
+//! circuits and prove through the engine with the self-check off; the
+//! proofs are well-formed and do not verify. Real vanilla proofs' jobs
+//! refuse them.
+//!
+//! `cargo test -p cuzk-filecoin --test bench_vanilla`
+
+use cuzk_filecoin::bench_vanilla::{random_post, random_snap};
+use cuzk_filecoin::post::{post_bench_job, post_job};
+use cuzk_filecoin::snap::{snap_bench_job, snap_job};
+use cuzk_filecoin::{
+    testdata, verify_snap, FilecoinError, PostProofKind, PostType, PostVersion, ProofJob,
+    SnapProofKind,
+};
+use cuzk_scheduler::{Engine, JobSpec};
+
+fn prove_unchecked(engine: &Engine, job: ProofJob) -> Vec<u8> {
+    engine
+        .load_circuit(
+            &job.circuit_id,
+            &job.params_path,
+            cuzk_groth16::CheckMode::Trusted,
+            &|_, _| {},
+        )
+        .unwrap();
+    let spec = JobSpec::new(job.circuit_id.clone(), job.source).without_self_check();
+    engine
+        .submit_blocking(spec)
+        .unwrap()
+        .wait()
+        .unwrap()
+        .proof_bytes()
+}
+
+#[test]
+fn random_window_post_and_snap_prove_unchecked_and_do_not_verify() {
+    let dirs = testdata::init_env(&testdata::testdata_root()).unwrap();
+    let engine = Engine::cpu().unwrap();
+
+    let window = PostProofKind::new(PostType::Window, 2048, PostVersion::V1_2).unwrap();
+    testdata::ensure_post_params(&window, &dirs, testdata::PARAMS_SEED).unwrap();
+    let input = random_post(&window, 3, 7).unwrap();
+    assert_eq!(input.vanilla_proofs.len(), 3);
+    // The real job verifies the vanilla proofs and refuses them.
+    assert!(matches!(
+        post_job(&input, &dirs.params, false),
+        Err(FilecoinError::VanillaInvalid { .. })
+    ));
+    let job = post_bench_job(&input, &dirs.params).unwrap();
+    assert_eq!(job.inputs.len(), 2, "3 sectors at 2 per partition");
+    assert_eq!(prove_unchecked(&engine, job).len(), 2 * 192);
+
+    let snap = SnapProofKind::new(2048).unwrap();
+    testdata::ensure_snap_params(&snap, &dirs, testdata::PARAMS_SEED).unwrap();
+    let u = random_snap(&snap, 9).unwrap();
+    assert!(matches!(
+        snap_job(&u, &dirs.params, false),
+        Err(FilecoinError::VanillaInvalid { partition: 0 })
+    ));
+    let proof = prove_unchecked(&engine, snap_bench_job(&u, &dirs.params).unwrap());
+    assert_eq!(proof.len(), 192);
+    assert!(!verify_snap(
+        &snap,
+        u.comm_r_old,
+        u.comm_r_new,
+        u.comm_d_new,
+        &proof,
+        &dirs.params
+    )
+    .unwrap());
+    // Same seed, same input.
+    assert_eq!(
+        random_snap(&snap, 9).unwrap().vanilla_proofs,
+        u.vanilla_proofs
+    );
+}
