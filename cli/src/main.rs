@@ -69,16 +69,8 @@ enum ProveSub {
     Porep {
         #[command(flatten)]
         args: cmd::porep::ProvePorepArgs,
-        /// Prover backend.
-        #[arg(long, value_enum, default_value_t = cmd::BackendChoice::Auto)]
-        backend: cmd::BackendChoice,
-        /// GPUs to prove on, e.g. `0,1` (default: all).
-        #[arg(long, value_parser = cmd::parse_devices)]
-        devices: Option<Vec<u32>>,
-        /// Engine configuration file (TOML): synthesis concurrency, GPU
-        /// workers, memory budget, parameter directory.
-        #[arg(long)]
-        config: Option<std::path::PathBuf>,
+        #[command(flatten)]
+        engine: EngineArgs,
     },
     /// WinningPoSt from filecoin-proofs-api vanilla proofs; the proof `generate_winning_post_with_vanilla` would return.
     WinningPost {
@@ -103,8 +95,7 @@ enum ProveSub {
     },
 }
 
-/// Where a Filecoin proof runs: the flags `prove winning-post` and
-/// `prove window-post` share.
+/// Where a Filecoin proof runs: the flags every `prove <kind>` shares.
 #[derive(clap::Args, Debug)]
 struct EngineArgs {
     /// Prover backend.
@@ -113,7 +104,8 @@ struct EngineArgs {
     /// GPUs to prove on, e.g. `0,1` (default: all).
     #[arg(long, value_parser = cmd::parse_devices)]
     devices: Option<Vec<u32>>,
-    /// Engine configuration file (TOML).
+    /// Engine configuration file (TOML): synthesis concurrency, GPU
+    /// workers, memory budget, parameter directory.
     #[arg(long)]
     config: Option<std::path::PathBuf>,
 }
@@ -192,27 +184,10 @@ enum TestdataSub {
 fn prove(ctx: &output::Ctx, c: ProveCmd) -> anyhow::Result<()> {
     match c.sub {
         None => cmd::prove::run(ctx, c.args),
-        Some(ProveSub::Porep {
-            args,
-            backend,
-            devices,
-            config,
-        }) => {
-            let cfg = match &config {
-                Some(p) => cuzk_scheduler::Config::load(p)?,
-                None => cuzk_scheduler::Config::default(),
-            };
-            let engine = cmd::engine(
-                cfg.engine_options()?,
-                backend,
-                cmd::ResidencyChoice::Auto,
-                devices.as_deref().unwrap_or(&[]),
-            )?;
-            Ok(cmd::porep::run_prove(
-                &args,
-                cfg.srs.param_cache.as_deref(),
-                &engine,
-            )?)
+        Some(ProveSub::Porep { args, engine }) => {
+            let (cfg, engine) = engine.start()?;
+            let dir = cfg.srs.param_cache.as_deref();
+            Ok(cmd::porep::run_prove(&args, dir, &engine)?)
         }
         Some(ProveSub::WinningPost { args, engine }) => {
             let (cfg, engine) = engine.start()?;

@@ -428,7 +428,7 @@ async fn two_hundred_concurrent_submits_under_a_small_budget_all_complete() {
     let shape = cuzk_synth::circuits::BenchCircuit::new(10, 0)
         .unwrap()
         .expected_shape();
-    let one = cuzk_scheduler::estimate_partition_bytes(&shape);
+    let one = cuzk_scheduler::estimate_partition_bytes(&shape, false);
     tokio::task::spawn_blocking(common::ensure_params)
         .await
         .unwrap();

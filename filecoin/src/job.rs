@@ -6,7 +6,8 @@
 //! proves it on the engine (parameters through its SRS cache).
 //!
 //! Each partition is synthesized on an engine worker (classic synthesis,
-//! or witness-only plus the SpMV of a recorded circuit) and checked there
+//! or witness-only against a recorded circuit, whose a, b, c the backend
+//! computes: on the GPU in device memory) and checked there
 //! against the parameter file's counts and, with `checks`, the constraints
 //! and the public inputs. A worker's failure is kept typed, so the caller
 //! gets the [`FilecoinError`] rather than the engine's message for it.
@@ -27,6 +28,8 @@ type PartitionFn = Box<dyn FnOnce() -> std::result::Result<ProvingAssignment, So
 pub struct ProofSource {
     partitions: Vec<Mutex<Option<PartitionFn>>>,
     shape: Shape,
+    /// Partitions come as deferred assignments (a recorded circuit).
+    deferred: bool,
     failure: Arc<Mutex<Option<FilecoinError>>>,
 }
 
@@ -71,6 +74,10 @@ impl PartitionSource for ProofSource {
             .and_then(|m| lock(m).take())
             .ok_or_else(|| format!("partition {index} does not exist or was already taken"))?;
         f()
+    }
+
+    fn deferred(&self) -> bool {
+        self.deferred
     }
 }
 
@@ -147,7 +154,9 @@ where
             let f: PartitionFn = Box::new(move || {
                 let run = || -> Result<ProvingAssignment> {
                     let pa = match &r1cs {
-                        Some(r) => r.synthesize(circuit)?,
+                        // Witness only: the backend computes a, b, c from
+                        // the record (in device memory on the GPU).
+                        Some(r) => r.synthesize_deferred(circuit)?,
                         None => cuzk_synth::synthesize_with_hint(circuit, shape)?,
                     };
                     check_partition(&path, &info, &pa, k, checks)?;
@@ -173,6 +182,7 @@ where
         source: Arc::new(ProofSource {
             partitions,
             shape,
+            deferred: r1cs.is_some(),
             failure,
         }),
         params_path,

@@ -257,6 +257,20 @@ pub fn prove_snap(
     run_job(engine, job, priority.unwrap_or(SNAP_PRIORITY))
 }
 
+/// The public inputs of every partition, as filecoin-proofs' verifier
+/// derives them, after the vanilla proofs are decoded, shape-checked and
+/// verified (what [`snap_job`] does before building circuits).
+pub fn snap_public_inputs(input: &SnapInput) -> Result<Vec<Vec<Fr>>> {
+    with_tree!(input.kind.sector_size, inputs_tree(input))
+}
+
+fn inputs_tree<Tree>(input: &SnapInput) -> Result<Vec<Vec<Fr>>>
+where
+    Tree: 'static + MerkleTreeTrait<Hasher = PoseidonHasher>,
+{
+    Ok(prepare::<Tree>(input, true)?.1)
+}
+
 /// The statement's public inputs (without `k`).
 fn statement(input: &SnapInput) -> Result<PublicInputs> {
     let comm_r_old = field_element(&input.comm_r_old, "comm_r_old")?;

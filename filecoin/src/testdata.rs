@@ -29,7 +29,7 @@ use filecoin_proofs::{
 use rand::{Rng, RngCore, SeedableRng};
 use rand_chacha::ChaCha20Rng;
 use serde::{Deserialize, Serialize};
-pub use snap::{ensure_snap_params, snap_test_update, SnapTestUpdate};
+pub use snap::{ensure_snap_params, ensure_snap_params_with, snap_test_update, SnapTestUpdate};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 use storage_proofs_core::{
@@ -151,13 +151,9 @@ pub fn ensure_params_with(
         ParamsGenerator::FilecoinProofs => {
             with_tree!(kind.sector_size, generate_params(&config, seed))?
         }
-        ParamsGenerator::Cuzk => with_tree!(
+        ParamsGenerator::Cuzk | ParamsGenerator::CuzkGpu => with_tree!(
             kind.sector_size,
-            generate_params_cuzk(&config, seed, &path, false)
-        )?,
-        ParamsGenerator::CuzkGpu => with_tree!(
-            kind.sector_size,
-            generate_params_cuzk(&config, seed, &path, true)
+            generate_params_cuzk(&config, seed, &path, generator)
         )?,
     }
     Parameters::inspect(&path)?;
@@ -191,28 +187,37 @@ fn generate_params_cuzk<Tree: 'static + MerkleTreeTrait>(
     config: &PoRepConfig,
     seed: u64,
     path: &Path,
-    gpu: bool,
+    generator: ParamsGenerator,
 ) -> Result<()> {
     let pp = public_params::<Tree>(config).map_err(proofs)?;
     type C<T> = StackedCompound<T, DefaultPieceHasher>;
     let blank =
         <C<Tree> as CompoundProof<StackedDrg<'_, Tree, DefaultPieceHasher>, _>>::blank_circuit(&pp);
+    write_params(path, &cuzk_setup(blank, seed, generator)?)
+}
+
+/// cuzk's setup of `blank` with seeded toxic waste, on GPU 0 for
+/// [`ParamsGenerator::CuzkGpu`] (filecoin-proofs' generator is wired for
+/// PoRep only: [`ParamsGenerator::FilecoinProofs`] is refused here).
+pub(crate) fn cuzk_setup<C: bellpepper_core::Circuit<cuzk_field::Fr> + Clone>(
+    blank: C,
+    seed: u64,
+    generator: ParamsGenerator,
+) -> Result<Parameters> {
     let toxic = cuzk_groth16::ToxicWaste::from_seed(seed);
     let t = Instant::now();
-    let progress = |stage: &'static str, _done: usize, _total: usize| {
-        let _ = stage;
-    };
-    let params = if gpu {
-        generate_gpu(blank, &toxic, &progress)?
-    } else {
-        cuzk_groth16::generate_parameters(blank, &toxic, Some(&progress))?
-    };
-    eprintln!(
-        "setup: {:.1} s; writing {}",
-        t.elapsed().as_secs_f64(),
-        path.display()
-    );
-    write_params(path, &params)
+    let params =
+        match generator {
+            ParamsGenerator::Cuzk => cuzk_groth16::generate_parameters(blank, &toxic, None)?,
+            ParamsGenerator::CuzkGpu => generate_gpu(blank, &toxic)?,
+            ParamsGenerator::FilecoinProofs => return Err(FilecoinError::Unsupported(
+                "filecoin-proofs' parameter generator is used for PoRep only; PoSt and SnapDeals \
+                 test parameters come from cuzk's setup (cuzk or cuzk-gpu)"
+                    .into(),
+            )),
+        };
+    eprintln!("setup: {:.1} s", t.elapsed().as_secs_f64());
+    Ok(params)
 }
 
 /// Writes `<path>` (.params) and its `.vk` as filecoin-proofs expects them.
@@ -232,13 +237,9 @@ fn write_params(path: &Path, params: &Parameters) -> Result<()> {
 fn generate_gpu<C: bellpepper_core::Circuit<cuzk_field::Fr> + Clone>(
     blank: C,
     toxic: &cuzk_groth16::ToxicWaste,
-    progress: cuzk_groth16::setup::Progress<'_>,
 ) -> Result<cuzk_groth16::Parameters> {
     Ok(cuzk_groth16::generate_parameters_gpu(
-        blank,
-        toxic,
-        Some(progress),
-        0,
+        blank, toxic, None, 0,
     )?)
 }
 
@@ -246,7 +247,6 @@ fn generate_gpu<C: bellpepper_core::Circuit<cuzk_field::Fr> + Clone>(
 fn generate_gpu<C: bellpepper_core::Circuit<cuzk_field::Fr> + Clone>(
     _blank: C,
     _toxic: &cuzk_groth16::ToxicWaste,
-    _progress: cuzk_groth16::setup::Progress<'_>,
 ) -> Result<cuzk_groth16::Parameters> {
     Err(FilecoinError::Unsupported(
         "the GPU parameter generator needs a cuzk built with the `cuda` feature".into(),
@@ -531,9 +531,23 @@ pub fn ensure_post_params(
     dirs: &TestDirs,
     seed: u64,
 ) -> Result<ParamsReport> {
+    ensure_post_params_with(kind, dirs, seed, ParamsGenerator::Cuzk)
+}
+
+/// [`ensure_post_params`] with a choice of generator (`CuzkGpu` for the
+/// 32 GiB sizes on the GPU machine; used only when none is cached).
+pub fn ensure_post_params_with(
+    kind: &PostProofKind,
+    dirs: &TestDirs,
+    seed: u64,
+    generator: ParamsGenerator,
+) -> Result<ParamsReport> {
     let path = dirs.params.join(post_params_file_name(kind)?);
     ensure_blank_params(&path, |path| {
-        with_tree!(kind.sector_size, generate_post_params(kind, seed, path))
+        with_tree!(
+            kind.sector_size,
+            generate_post_params(kind, seed, path, generator)
+        )
     })
 }
 
@@ -566,11 +580,10 @@ fn generate_post_params<Tree: 'static + MerkleTreeTrait>(
     kind: &PostProofKind,
     seed: u64,
     path: &Path,
+    generator: ParamsGenerator,
 ) -> Result<()> {
     let blank = crate::post::blank_circuit::<Tree>(kind)?;
-    let toxic = cuzk_groth16::ToxicWaste::from_seed(seed);
-    let params = cuzk_groth16::generate_parameters(blank, &toxic, None)?;
-    write_params(path, &params)
+    write_params(path, &cuzk_setup(blank, seed, generator)?)
 }
 
 /// A sealed test sector kept for PoSt: its replica and cache directory

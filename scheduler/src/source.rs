@@ -27,6 +27,14 @@ pub trait PartitionSource: Send + Sync {
     /// Synthesizes partition `index`. Called at most once per partition,
     /// on a synthesis worker.
     fn synthesize(&self, index: usize) -> Result<ProvingAssignment, SourceError>;
+
+    /// True when [`PartitionSource::synthesize`] returns deferred
+    /// assignments (witness only, a, b, c computed by the backend from a
+    /// recorded circuit): the engine then reserves the witness alone for
+    /// a partition when every backend computes a, b, c in device memory.
+    fn deferred(&self) -> bool {
+        false
+    }
 }
 
 /// Bytes a partition of `shape` holds from the start of its synthesis to
@@ -37,7 +45,15 @@ pub trait PartitionSource: Send + Sync {
 /// 32·(3·(m − n) + m) bytes on top. Reserving the whole lifetime up front
 /// means a partition that was admitted never waits for memory again, so
 /// the budget cannot deadlock.
-pub fn estimate_partition_bytes(shape: &Shape) -> u64 {
+///
+/// A deferred partition evaluated by a backend that computes a, b, c in
+/// device memory ([`PartitionSource::deferred`], `abc_on_device`) holds
+/// only its witness ([`Shape::witness_bytes`]): at 32 GiB 4.2 GB instead
+/// of 16.7 + 4.3 GB.
+pub fn estimate_partition_bytes(shape: &Shape, abc_on_device: bool) -> u64 {
+    if abc_on_device {
+        return shape.witness_bytes() as u64;
+    }
     let m = shape.domain_size() as u64;
     let n = shape.num_constraints as u64;
     let fr = std::mem::size_of::<Fr>() as u64;

@@ -266,7 +266,7 @@ fn aging_keeps_low_priority_from_starving() {
 
 #[test]
 fn memory_budget_is_never_exceeded() {
-    let per = estimate_partition_bytes(&shape());
+    let per = estimate_partition_bytes(&shape(), false);
     let budget = 2 * per + per / 2 + srs();
     let backend = Arc::new(TestBackend::default());
     let mut opts = EngineOptions::small(4, 2, budget);
@@ -321,7 +321,7 @@ fn memory_budget_is_never_exceeded() {
 
 #[test]
 fn a_partition_larger_than_the_budget_is_refused_not_hung() {
-    let per = estimate_partition_bytes(&shape());
+    let per = estimate_partition_bytes(&shape(), false);
     let e = engine(
         EngineOptions::small(1, 1, per - 1 + srs()),
         Arc::new(TestBackend::default()),
@@ -615,7 +615,7 @@ fn per_job_cap_and_several_devices() {
 
 #[test]
 fn host_holds_count_against_the_budget_until_dropped() {
-    let per = estimate_partition_bytes(&shape());
+    let per = estimate_partition_bytes(&shape(), false);
     let e = engine(
         EngineOptions::small(1, 1, per + srs()),
         Arc::new(TestBackend::default()),
@@ -633,4 +633,48 @@ fn host_holds_count_against_the_budget_until_dropped() {
     drop(hold);
     assert_eq!(e.stats().memory_srs, before);
     e.submit(job(1, 3)).unwrap().wait().unwrap();
+}
+
+#[test]
+fn deferred_partitions_reserve_the_witness_only_when_every_backend_computes_abc_on_device() {
+    use common::DeferredSource;
+    let (full, witness) = (
+        estimate_partition_bytes(&shape(), false),
+        estimate_partition_bytes(&shape(), true),
+    );
+    assert_eq!(witness, shape().witness_bytes() as u64);
+    assert!(witness < full);
+    let deferred = |seed| JobSpec::new("tiny", Arc::new(DeferredSource { job: seed, n: 3 }));
+    // A budget of one witness: enough when a, b, c live on the device...
+    let on_device = Arc::new(TestBackend {
+        abc_on_device: true,
+        ..TestBackend::default()
+    });
+    let e = engine(
+        EngineOptions::small(2, 1, witness + srs()),
+        on_device.clone(),
+    );
+    let out = e.submit(deferred(5)).unwrap().wait().unwrap();
+    let pvk = params().vk.prepare();
+    for (i, p) in out.proofs.iter().enumerate() {
+        assert_eq!(out.inputs[i], vec![expected_input(5, i)]);
+        assert!(verify_proof(&pvk, p, &out.inputs[i]).unwrap());
+    }
+    assert_eq!(on_device.calls(), 3);
+    assert!(e.stats().memory_peak <= witness + srs());
+    // ... and refused for a backend that computes them in host memory.
+    let e = engine(
+        EngineOptions::small(2, 1, witness + srs()),
+        Arc::new(TestBackend::default()),
+    );
+    match e.submit(deferred(6)) {
+        Err(EngineError::BudgetTooSmall { need, .. }) => assert_eq!(need, full),
+        other => panic!("expected BudgetTooSmall, got {other:?}"),
+    }
+    // The classic source on the on-device backend still reserves it all.
+    let e = engine(EngineOptions::small(2, 1, witness + srs()), on_device);
+    assert!(matches!(
+        e.submit(job(7, 1)),
+        Err(EngineError::BudgetTooSmall { .. })
+    ));
 }

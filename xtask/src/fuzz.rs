@@ -8,7 +8,16 @@ use anyhow::{bail, Context, Result};
 use std::process::Command;
 
 /// Every target, in the order they run.
-pub const TARGETS: [&str; 6] = ["params", "vk", "proof", "c1", "config", "daemon_request"];
+pub const TARGETS: [&str; 8] = [
+    "params",
+    "vk",
+    "proof",
+    "c1",
+    "config",
+    "daemon_request",
+    "vanilla_post",
+    "vanilla_snap",
+];
 
 pub fn run(target: Option<String>, seconds: u64, jobs: u32) -> Result<()> {
     let root = crate::workspace_root();

@@ -161,6 +161,51 @@ pub struct TestdataPorepArgs {
     pub params_only: bool,
 }
 
+/// How `cuzk testdata winning-post|window-post|snap` makes what is missing.
+#[derive(clap::Args, Debug, Clone)]
+pub struct BlankParamsArgs {
+    /// Cache root (default: $CUZK_TESTDATA_DIR, else ~/.cache/cuzk/filecoin).
+    #[arg(long, value_name = "DIR")]
+    pub dir: Option<PathBuf>,
+    /// Who generates missing parameters: cuzk's setup, on the CPU or with
+    /// its fixed-base work on GPU 0 (filecoin-proofs' generator is wired
+    /// for PoRep only).
+    #[arg(long, value_enum, default_value_t = GeneratorChoice::Cuzk)]
+    pub generator: GeneratorChoice,
+    /// Only make the parameters (no sealed sectors, no vanilla proofs):
+    /// the way to get 32 GiB and 64 GiB parameters for `cuzk bench
+    /// winning-post|window-post|snap` (`--generator cuzk-gpu`).
+    #[arg(long)]
+    pub params_only: bool,
+}
+
+impl BlankParamsArgs {
+    /// The test folders under `--dir` (or the default root).
+    pub fn dirs(&self) -> Result<testdata::TestDirs> {
+        let root = self.dir.clone().unwrap_or_else(testdata::testdata_root);
+        testdata::init_env(&root)
+    }
+
+    /// Prints where the parameters are; with `--params-only`, `true`: the
+    /// command is done.
+    pub fn report(&self, p: &testdata::ParamsReport) -> bool {
+        println!(
+            "parameters: {} ({}, {:.1} s)",
+            p.path.display(),
+            if p.generated { "generated" } else { "cached" },
+            p.elapsed.as_secs_f64()
+        );
+        self.params_only
+    }
+}
+
+/// The output path `what` (required without `--params-only`).
+pub fn out_path<'a>(p: &'a Option<PathBuf>, what: &str) -> Result<&'a Path> {
+    p.as_deref().ok_or_else(|| {
+        FilecoinError::Unsupported(format!("{what} is required (unless --params-only)"))
+    })
+}
+
 /// `--generator` values.
 #[derive(clap::ValueEnum, Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum GeneratorChoice {

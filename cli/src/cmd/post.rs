@@ -202,17 +202,19 @@ pub struct TestdataPostArgs {
     #[arg(long, default_value_t = 2)]
     pub sectors: usize,
     /// The challenge randomness: 64 hex digits, a canonical field element.
-    #[arg(long)]
-    pub randomness: String,
+    #[arg(long, required_unless_present = "params_only")]
+    pub randomness: Option<String>,
     /// Prover id: a miner id (f01000) or 64 hex digits.
-    #[arg(long)]
-    pub prover_id: String,
+    #[arg(long, required_unless_present = "params_only")]
+    pub prover_id: Option<String>,
     /// Where to write the vanilla proofs (JSON array of base64 strings).
-    #[arg(long, value_name = "FILE")]
-    pub vanilla_out: PathBuf,
+    #[arg(long, value_name = "FILE", required_unless_present = "params_only")]
+    pub vanilla_out: Option<PathBuf>,
     /// Where to write the challenged sector set (JSON, `verify --sectors`).
-    #[arg(long, value_name = "FILE")]
-    pub sectors_out: PathBuf,
+    #[arg(long, value_name = "FILE", required_unless_present = "params_only")]
+    pub sectors_out: Option<PathBuf>,
+    #[command(flatten)]
+    pub params: super::porep::BlankParamsArgs,
 }
 
 /// Runs `cuzk testdata winning-post|window-post`: test parameters (cuzk's
@@ -227,10 +229,21 @@ pub fn run_testdata(typ: PostType, args: &TestdataPostArgs) -> Result<()> {
         PostType::Window => PostVersion::V1_2,
     };
     let kind = PostProofKind::new(typ, size, version)?;
-    let randomness = hex32(&args.randomness, "randomness")?;
-    let prover_id = parse_prover_id(&args.prover_id)?;
-    let dirs = testdata::init_env(&testdata::testdata_root())?;
-    let p = testdata::ensure_post_params(&kind, &dirs, testdata::PARAMS_SEED)?;
+    let dirs = args.params.dirs()?;
+    let generator = args.params.generator.into();
+    let p = testdata::ensure_post_params_with(&kind, &dirs, testdata::PARAMS_SEED, generator)?;
+    if args.params.report(&p) {
+        return Ok(());
+    }
+    fn need<'a>(v: &'a Option<String>, what: &str) -> Result<&'a str> {
+        v.as_deref().ok_or_else(|| {
+            FilecoinError::Unsupported(format!("{what} is required (unless --params-only)"))
+        })
+    }
+    let randomness = hex32(need(&args.randomness, "--randomness")?, "randomness")?;
+    let prover_id = parse_prover_id(need(&args.prover_id, "--prover-id")?)?;
+    let vanilla_out = super::porep::out_path(&args.vanilla_out, "--vanilla-out")?;
+    let sectors_out = super::porep::out_path(&args.sectors_out, "--sectors-out")?;
     let seal = SealProofKind::new(size, SealVersion::V1_1)?;
     let mut sectors = testdata::post_test_sectors(&seal, &dirs, args.sectors.max(1))?;
     sectors.sort_by_key(|s| s.sector_id);
@@ -239,35 +252,24 @@ pub fn run_testdata(typ: PostType, args: &TestdataPostArgs) -> Result<()> {
         sectors = vec![picked];
     }
     let vanilla = testdata::post_vanilla_proofs(&kind, &sectors, randomness, prover_id)?;
-    std::fs::write(
-        &args.vanilla_out,
-        cuzk_filecoin::post::vanilla_json(&vanilla),
-    )
-    .map_err(|e| FilecoinError::file(&args.vanilla_out, e))?;
+    std::fs::write(vanilla_out, cuzk_filecoin::post::vanilla_json(&vanilla))
+        .map_err(|e| FilecoinError::file(vanilla_out, e))?;
     let set: Vec<serde_json::Value> = sectors
         .iter()
         .map(|s| serde_json::json!({"sector_id": s.sector_id, "comm_r": hex::encode(s.comm_r)}))
         .collect();
-    std::fs::write(
-        &args.sectors_out,
-        serde_json::to_vec(&set).expect("plain JSON"),
-    )
-    .map_err(|e| FilecoinError::file(&args.sectors_out, e))?;
+    std::fs::write(sectors_out, serde_json::to_vec(&set).expect("plain JSON"))
+        .map_err(|e| FilecoinError::file(sectors_out, e))?;
     let verb = match typ {
         PostType::Winning => "winning-post",
         PostType::Window => "window-post",
     };
     println!(
-        "parameters: {} ({:.1} s)",
-        p.path.display(),
-        p.elapsed.as_secs_f64()
-    );
-    println!(
         "run:    cuzk prove {verb} --vanilla {} --sector-size {} --randomness {} --prover-id {} --param-cache {} --out /tmp/{verb}.proof",
-        args.vanilla_out.display(),
+        vanilla_out.display(),
         args.sector_size,
         hex::encode(randomness),
-        args.prover_id,
+        need(&args.prover_id, "--prover-id")?,
         dirs.params.display()
     );
     Ok(())

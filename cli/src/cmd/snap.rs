@@ -76,8 +76,10 @@ pub struct TestdataSnapArgs {
     #[arg(long, default_value_t = 0)]
     pub index: u64,
     /// Where to write the vanilla proofs (JSON array of base64 strings).
-    #[arg(long, value_name = "FILE")]
-    pub vanilla_out: PathBuf,
+    #[arg(long, value_name = "FILE", required_unless_present = "params_only")]
+    pub vanilla_out: Option<PathBuf>,
+    #[command(flatten)]
+    pub params: super::porep::BlankParamsArgs,
 }
 
 /// The proof type of the flags.
@@ -179,20 +181,19 @@ pub fn run_verify(args: &VerifySnapArgs, config_param_cache: Option<&Path>) -> R
 /// that proves it.
 pub fn run_testdata(args: &TestdataSnapArgs) -> Result<()> {
     let k = SnapProofKind::new(parse_size(&args.sector_size)?)?;
-    let dirs = testdata::init_env(&testdata::testdata_root())?;
-    let p = testdata::ensure_snap_params(&k, &dirs, testdata::PARAMS_SEED)?;
-    println!(
-        "parameters: {} ({}, {:.1} s)",
-        p.path.display(),
-        if p.generated { "generated" } else { "cached" },
-        p.elapsed.as_secs_f64()
-    );
+    let dirs = args.params.dirs()?;
+    let generator = args.params.generator.into();
+    let p = testdata::ensure_snap_params_with(&k, &dirs, testdata::PARAMS_SEED, generator)?;
+    if args.params.report(&p) {
+        return Ok(());
+    }
+    let vanilla_out = super::porep::out_path(&args.vanilla_out, "--vanilla-out")?;
     let u = testdata::snap_test_update(&k, &dirs, args.index)?;
-    std::fs::write(&args.vanilla_out, vanilla_json(&u.vanilla_proofs))
-        .map_err(|e| FilecoinError::file(&args.vanilla_out, e))?;
+    std::fs::write(vanilla_out, vanilla_json(&u.vanilla_proofs))
+        .map_err(|e| FilecoinError::file(vanilla_out, e))?;
     println!(
         "run:    cuzk prove snap --vanilla {} --sector-size {} --comm-r-old {} --comm-r-new {} --comm-d-new {} --param-cache {} --out /tmp/snap.proof",
-        args.vanilla_out.display(),
+        vanilla_out.display(),
         args.sector_size,
         to_hex(&u.comm_r_old),
         to_hex(&u.comm_r_new),

@@ -4,7 +4,10 @@
 //! `generate_partition_proofs` (bincode, as filecoin-proofs-api returns
 //! them), cached under `<root>/snap/<size>/update.json`.
 
-use super::{ensure_blank_params, pre_commit, write_file, write_params, ParamsReport, TestDirs};
+use super::{
+    ensure_blank_params, pre_commit, write_file, write_params, ParamsGenerator, ParamsReport,
+    TestDirs,
+};
 use crate::c1::{format_size, SealProofKind, SealVersion};
 use crate::error::{proofs, FilecoinError, Result};
 use crate::porep::with_tree;
@@ -42,20 +45,34 @@ pub fn ensure_snap_params(
     dirs: &TestDirs,
     seed: u64,
 ) -> Result<ParamsReport> {
+    ensure_snap_params_with(kind, dirs, seed, ParamsGenerator::Cuzk)
+}
+
+/// [`ensure_snap_params`] with a choice of generator (`CuzkGpu` for the
+/// 32 GiB sizes on the GPU machine; used only when none is cached).
+pub fn ensure_snap_params_with(
+    kind: &SnapProofKind,
+    dirs: &TestDirs,
+    seed: u64,
+    generator: ParamsGenerator,
+) -> Result<ParamsReport> {
     let path = dirs.params.join(snap_params_file_name(kind)?);
     ensure_blank_params(&path, |path| {
-        with_tree!(kind.sector_size, generate(kind, seed, path))
+        with_tree!(kind.sector_size, generate(kind, seed, path, generator))
     })
 }
 
-fn generate<Tree>(kind: &SnapProofKind, seed: u64, path: &Path) -> Result<()>
+fn generate<Tree>(
+    kind: &SnapProofKind,
+    seed: u64,
+    path: &Path,
+    generator: ParamsGenerator,
+) -> Result<()>
 where
     Tree: 'static + MerkleTreeTrait<Hasher = PoseidonHasher>,
 {
     let blank = blank_circuit::<Tree>(kind);
-    let toxic = cuzk_groth16::ToxicWaste::from_seed(seed);
-    let params = cuzk_groth16::generate_parameters(blank, &toxic, None)?;
-    write_params(path, &params)
+    write_params(path, &super::cuzk_setup(blank, seed, generator)?)
 }
 
 /// The update of test sector `index` of `kind`'s size (made now where none

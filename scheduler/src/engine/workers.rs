@@ -30,6 +30,8 @@ impl Inner {
             .saturating_sub(self.state.lock().srs_bytes);
         let mut bytes = Vec::with_capacity(n);
         let mut proving = Vec::with_capacity(n);
+        let abc_on_device =
+            spec.source.deferred() && self.backends.iter().all(|b| b.abc_on_device());
         for index in 0..n {
             let shape = spec.source.shape(index).map_err(|e| EngineError::Shape {
                 index,
@@ -47,7 +49,7 @@ impl Inner {
                     ),
                 });
             }
-            let need = estimate_partition_bytes(&shape);
+            let need = estimate_partition_bytes(&shape, abc_on_device);
             if need > room {
                 return Err(EngineError::BudgetTooSmall {
                     index,
@@ -56,7 +58,11 @@ impl Inner {
                 });
             }
             bytes.push(need);
-            proving.push(shape.proving_bytes() as u64);
+            proving.push(if abc_on_device {
+                shape.witness_bytes()
+            } else {
+                shape.proving_bytes()
+            } as u64);
         }
         let shared = Arc::new(JobShared::default());
         let mut st = self.state.lock();

@@ -8,6 +8,7 @@ use cuzk_groth16::{
 };
 use cuzk_scheduler::{CircuitSource, PartitionSource};
 use cuzk_synth::circuits::TinyCircuit;
+use cuzk_synth::compiled::CompiledR1cs;
 use cuzk_synth::{Circuit, ConstraintSystem, ProvingAssignment, Shape, SynthesisError};
 use rand_chacha::{rand_core::SeedableRng, ChaCha8Rng};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -90,6 +91,9 @@ pub struct TestBackend {
     pub calls: AtomicUsize,
     pub fail: Vec<Fr>,
     pub corrupt: Vec<Fr>,
+    /// Claims to compute a deferred assignment's a, b, c in device memory
+    /// (it computes them on the host, like the CPU backend).
+    pub abc_on_device: bool,
 }
 
 impl TestBackend {
@@ -122,5 +126,41 @@ impl Backend for TestBackend {
             parts.h += G1Projective::generator();
         }
         Ok(parts)
+    }
+
+    fn abc_on_device(&self) -> bool {
+        self.abc_on_device
+    }
+}
+
+/// The TinyCircuit recorded once (`cuzk_synth::compiled`).
+pub fn record() -> Arc<CompiledR1cs> {
+    static R: OnceLock<Arc<CompiledR1cs>> = OnceLock::new();
+    R.get_or_init(|| Arc::new(CompiledR1cs::record(tiny(0, 0)).expect("record")))
+        .clone()
+}
+
+/// `n` partitions of job seed `job` as deferred assignments (witness only,
+/// the record attached), as a recorded Filecoin circuit's source gives them.
+pub struct DeferredSource {
+    pub job: u64,
+    pub n: usize,
+}
+
+impl PartitionSource for DeferredSource {
+    fn num_partitions(&self) -> usize {
+        self.n
+    }
+
+    fn shape(&self, _index: usize) -> Result<Shape, cuzk_scheduler::SourceError> {
+        Ok(shape())
+    }
+
+    fn synthesize(&self, index: usize) -> Result<ProvingAssignment, cuzk_scheduler::SourceError> {
+        Ok(record().synthesize_deferred(tiny(self.job, index))?)
+    }
+
+    fn deferred(&self) -> bool {
+        true
     }
 }
