@@ -543,11 +543,9 @@ pub fn parse_prover_id(s: &str) -> Result<[u8; 32]> {
         .strip_prefix("f0")
         .or_else(|| t.strip_prefix("t0"))
         .unwrap_or(t);
-    let mut id: u64 = num.parse().map_err(|_| {
-        FilecoinError::BadC1(format!(
-            "prover id {s:?}: expected 64 hex digits or a miner id like f01000"
-        ))
-    })?;
+    let mut id: u64 = num
+        .parse()
+        .map_err(|_| FilecoinError::BadProverId(s.to_string()))?;
     let mut out = [0u8; 32];
     let mut i = 0;
     loop {

@@ -10,6 +10,9 @@ pub enum FilecoinError {
     /// missing or malformed fields).
     #[error("bad C1 output: {0}")]
     BadC1(String),
+    /// A prover id that is neither 64 hex digits nor a miner id.
+    #[error("bad prover id {0:?}: expected 64 hex digits or a miner id like f01000")]
+    BadProverId(String),
     /// The sector size is not a registered PoRep size, or two sources
     /// (the proof type, the Curio wrapper, the caller, the vanilla proofs)
     /// disagree on it.

@@ -180,7 +180,10 @@ fn prover_ids() {
         &"a".repeat(63),
         &"g".repeat(64),
     ] {
-        assert!(parse_prover_id(bad).is_err(), "{bad}");
+        assert!(
+            matches!(parse_prover_id(bad), Err(FilecoinError::BadProverId(_))),
+            "{bad}"
+        );
     }
 }
 

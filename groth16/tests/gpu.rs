@@ -224,7 +224,7 @@ fn gpu_deferred_abc_on_device_equals_classic() {
             gpu.preload(&params, mode).unwrap();
             let seed = 300 + u64::from(log) + k as u64;
             let circ = BenchCircuit::new(log, seed).unwrap();
-            let classic = cuzk_synth::synthesize(circ.clone()).unwrap();
+            let classic = cuzk_synth::synthesize(circ).unwrap();
             let deferred = rec.synthesize_deferred(circ).unwrap();
             assert!(deferred.a.is_empty() && deferred.deferred.is_some());
             let mut t = Timings::default();

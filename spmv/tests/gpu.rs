@@ -42,7 +42,7 @@ fn device_spmv_equals_classic_synthesis_2_10_to_2_20() {
         assert_eq!(dev.bytes(), cuzk_spmv::device_bytes(&rec));
         for seed in [1u64, 2] {
             let circ = BenchCircuit::new(log, seed).unwrap();
-            let classic = synthesize(circ.clone()).unwrap();
+            let classic = synthesize(circ).unwrap();
             let n = classic.num_constraints();
             let m = n.next_power_of_two();
             let got = device_abc(&stream, &dev, &rec, circ, m);

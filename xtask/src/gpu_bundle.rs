@@ -70,6 +70,7 @@ pub(crate) fn run(
     only: &[String],
     anchor: bool,
     extras: bool,
+    tests: &[String],
 ) -> Result<()> {
     let root = crate::workspace_root();
     let out = out.unwrap_or_else(|| root.join("gpu-bundle"));
@@ -98,7 +99,12 @@ pub(crate) fn run(
     let features: Vec<String> = gpu_pkgs.iter().map(|p| format!("{p}/cuda")).collect();
 
     let mut exes = Vec::new();
-    for (sub, kind) in [("test", "tests"), ("bench", "benches")] {
+    let kinds: &[(&str, &str)] = if tests.is_empty() {
+        &[("test", "tests"), ("bench", "benches")]
+    } else {
+        &[("test", "tests")]
+    };
+    for &(sub, kind) in kinds {
         let mut cmd = Command::new(&cargo);
         // --release for the tests too: tests, benches and the release
         // binaries then share target/release, so each CUDA build script
@@ -120,7 +126,11 @@ pub(crate) fn run(
         // `cargo bench` also builds each library's (empty) bench harness;
         // keep real bench targets only.
         exes.extend(collect_executables(cmd, kind, |e| {
-            kind == "tests" || e.target_kinds.iter().any(|k| k == "bench")
+            if kind == "tests" {
+                tests.is_empty() || tests.contains(&e.target)
+            } else {
+                e.target_kinds.iter().any(|k| k == "bench")
+            }
         })?);
     }
 

@@ -68,6 +68,11 @@ enum Task {
         /// Leave out the extra release binaries (cuzk-porep-synth).
         #[arg(long)]
         no_extras: bool,
+        /// Only these test targets, e.g. `--test gpu` (default: every test
+        /// target and every bench). With it, no benches: how a bundle with
+        /// `--anchor` stays under the 64 MiB carry limit.
+        #[arg(long = "test")]
+        tests: Vec<String>,
     },
     /// Filecoin end to end: seal a test sector, C2 through cuzk, `verify_seal` (params cached once per machine).
     E2ePorep {
@@ -128,7 +133,8 @@ fn main() -> anyhow::Result<()> {
             packages,
             anchor,
             no_extras,
-        } => gpu_bundle::run(out, !no_strip, &packages, anchor, !no_extras),
+            tests,
+        } => gpu_bundle::run(out, !no_strip, &packages, anchor, !no_extras, &tests),
         Task::Fuzz {
             target,
             seconds,
