@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Device run 5 of session 8 (2026-12-02), a fresh machine: issue 15's
 # "verify_seal accepts a 2 KiB PoRep proof made on the GPU through the
-# new path". `cuzk testdata porep --sector-size 2KiB --generator cuzk`
+# new path". `cuzk testdata porep --sector-size 2KiB --generator cuzk-gpu`
 # (cuzk's setup, a sealed 2 KiB sector, its C1), then `cuzk prove porep
 # --backend gpu` (the default compiled synthesis: the circuit recorded,
 # each partition witness-only, a, b, c computed on the GPU; the proof is
@@ -11,7 +11,8 @@
 . "$(dirname "$0")/lib.sh"
 C=${CUZK:-$B/bin/cuzk}
 BACKEND=${BACKEND:-gpu}
-run=$($C testdata porep --sector-size 2KiB --generator cuzk --dir /tmp/td2 2>>"$O/log.txt" | tee -a "$O/log.txt" | grep '^run:')
+GEN=${GEN:-cuzk-gpu}
+run=$($C testdata porep --sector-size 2KiB --generator $GEN --dir /tmp/td2 2>>"$O/log.txt" | tee -a "$O/log.txt" | grep '^run:')
 args=${run#run:    cuzk prove porep }
 args=${args% --out /tmp/c2.proof}
 export CUZK_R1CS_CACHE=/tmp/td2/r1cs
