@@ -189,9 +189,13 @@ fn report(
     Ok(run)
 }
 
-/// `cuzk bench porep`.
-pub fn run_porep(ctx: &Ctx, a: PorepArgs) -> Result<()> {
-    let e = &a.engine;
+/// The engine of a Filecoin bench (`-j` checked, the timeline on) and its
+/// parameter directory (`--param-cache`, else the config's, else
+/// filecoin-proofs' default).
+pub fn filecoin_bench_engine(
+    e: &EngineArgs,
+    param_cache: Option<&Path>,
+) -> Result<(Engine, PathBuf)> {
     crate::cmd::limits::check_count("-j", e.jobs, crate::cmd::limits::MAX_BENCH_PARTITIONS)?;
     let cfg = config(
         e.config.as_deref(),
@@ -202,16 +206,22 @@ pub fn run_porep(ctx: &Ctx, a: PorepArgs) -> Result<()> {
     )?;
     let mut opts = cfg.engine_options()?;
     opts.timeline = true;
-    let size = cuzk_filecoin::parse_size(&a.sector_size)?;
-    let kind = cuzk_filecoin::SealProofKind::new(size, cuzk_filecoin::SealVersion::V1_1)?;
-    let dir =
-        cuzk_filecoin::resolve_param_dir(a.param_cache.as_deref(), cfg.srs.param_cache.as_deref());
+    let dir = cuzk_filecoin::resolve_param_dir(param_cache, cfg.srs.param_cache.as_deref());
     let engine = engine(
         opts,
         e.backend,
         e.residency,
         e.devices.as_deref().unwrap_or(&[]),
     )?;
+    Ok((engine, dir))
+}
+
+/// `cuzk bench porep`.
+pub fn run_porep(ctx: &Ctx, a: PorepArgs) -> Result<()> {
+    let e = &a.engine;
+    let (engine, dir) = filecoin_bench_engine(e, a.param_cache.as_deref())?;
+    let size = cuzk_filecoin::parse_size(&a.sector_size)?;
+    let kind = cuzk_filecoin::SealProofKind::new(size, cuzk_filecoin::SealVersion::V1_1)?;
     // The recorded circuit and the jobs (random C1s) are ready before the
     // clock starts.
     cuzk_filecoin::locate_params(&kind, &dir)?;

@@ -2,8 +2,7 @@
 //! random vanilla proofs (`cuzk_filecoin::bench_vanilla`) of any sector
 //! size, self-check off, one parameter file loaded once.
 
-use super::bench::{config, run_unchecked, EngineArgs};
-use crate::cmd::engine;
+use super::bench::{filecoin_bench_engine, run_unchecked, EngineArgs};
 use crate::output::Ctx;
 use anyhow::Result;
 use cuzk_filecoin::bench_vanilla::{random_post, random_snap};
@@ -44,26 +43,8 @@ pub enum Bench {
 /// Runs `cuzk bench winning-post|window-post|snap`.
 pub fn run(ctx: &Ctx, what: Bench, a: VanillaBenchArgs) -> Result<()> {
     let e = &a.engine;
-    use crate::cmd::limits::{check_count, MAX_BENCH_PARTITIONS};
-    check_count("-j", e.jobs, MAX_BENCH_PARTITIONS)?;
-    let cfg = config(
-        e.config.as_deref(),
-        e.concurrency,
-        None,
-        e.gw,
-        e.budget.as_deref(),
-    )?;
-    let mut opts = cfg.engine_options()?;
-    opts.timeline = true;
+    let (engine, dir) = filecoin_bench_engine(e, a.param_cache.as_deref())?;
     let size = cuzk_filecoin::parse_size(&a.sector_size)?;
-    let dir =
-        cuzk_filecoin::resolve_param_dir(a.param_cache.as_deref(), cfg.srs.param_cache.as_deref());
-    let engine = engine(
-        opts,
-        e.backend,
-        e.residency,
-        e.devices.as_deref().unwrap_or(&[]),
-    )?;
     // The inputs are built before the clock starts.
     let sp = ctx.spinner("building random vanilla proofs");
     let (label, jobs) = match what {
@@ -74,7 +55,7 @@ pub fn run(ctx: &Ctx, what: Bench, a: VanillaBenchArgs) -> Result<()> {
             };
             let kind = PostProofKind::new(typ, size, version)?;
             let sectors = a.sectors.unwrap_or_else(|| kind.sectors_per_partition());
-            check_count("--sectors", sectors, 1 << 20)?;
+            crate::cmd::limits::check_count("--sectors", sectors, 1 << 20)?;
             let jobs = (0..e.jobs)
                 .map(|j| {
                     let input = random_post(&kind, sectors, a.seed + j as u64)?;
