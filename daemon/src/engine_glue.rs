@@ -254,9 +254,9 @@ pub struct EngineHost {
     engine: Engine,
     param_cache: PathBuf,
     porep_params: PathBuf,
-    /// PoRep circuits recorded once (`$CUZK_R1CS_CACHE`): partitions are
-    /// synthesized witness-only plus an SpMV (same proofs as the classic
-    /// synthesis); the first job of a proof type records it.
+    /// PoRep and SnapDeals circuits recorded once (`$CUZK_R1CS_CACHE`):
+    /// partitions are synthesized witness-only plus an SpMV (same proofs as
+    /// the classic synthesis); the first job of a proof type records it.
     r1cs: R1csCache,
     bench_max_log_size: u32,
     /// Held while a bench parameter file is generated, so concurrent first
@@ -491,8 +491,21 @@ impl EngineHost {
                     .source
             }
             ProofInput::Snap { input, .. } => {
-                cuzk_filecoin::snap::snap_job(input, &self.porep_params, false)
-                    .map_err(|e| map("SNAP_DEALS_UPDATE", e))?
+                let map = |e| map("SNAP_DEALS_UPDATE", e);
+                cuzk_filecoin::snap::locate_snap_params(&input.kind, &self.porep_params)
+                    .map_err(map)?;
+                let (r1cs, report) = self.r1cs.snap(&input.kind, Some(&self.engine)).map_err(map)?;
+                if let Some(rep) = report {
+                    tracing::info!(
+                        path = %rep.path.display(),
+                        recorded = rep.recorded,
+                        replaced = ?rep.replaced,
+                        seconds = rep.elapsed.as_secs_f64(),
+                        "SnapDeals circuit record ready"
+                    );
+                }
+                cuzk_filecoin::snap::snap_job(input, &self.porep_params, false, Some(&r1cs))
+                    .map_err(map)?
                     .source
             }
             &ProofInput::Bench(b) => {

@@ -1,8 +1,14 @@
-//! PoRep circuits recorded once ([`cuzk_synth::compiled`]): every partition
-//! of a proof type has the same R1CS, so it is recorded from
-//! filecoin-proofs' blank circuit, kept on disk, and each partition then
-//! runs only its value closures (witness-only synthesis) followed by an
-//! SpMV. The result equals the classic synthesis field for field.
+//! PoRep and SnapDeals circuits recorded once ([`cuzk_synth::compiled`]):
+//! every partition of a proof type has the same R1CS, so it is recorded
+//! from the blank circuit filecoin-proofs' parameters come from, kept on
+//! disk, and each partition then runs only its value closures
+//! (witness-only synthesis) followed by an SpMV. The result equals the
+//! classic synthesis field for field.
+//!
+//! PoSt is not recorded: a WindowPoSt partition synthesizes its 2349
+//! sectors in parallel (storage-proofs-post's extensible branch, taken by
+//! the classic prover), while a recording and its witness-only synthesis
+//! take the circuit's sequential branch, one core for 125 M constraints.
 //!
 //! A record is stored as `<dir>/<params name>.r1cs` under an identity that
 //! names the circuit (the parameter file's name, which hashes filecoin-
@@ -14,8 +20,10 @@
 use crate::c1::SealProofKind;
 use crate::error::{proofs, FilecoinError, Result};
 use crate::porep::{params_file_name, with_tree};
+use crate::snap::{blank_circuit, snap_params_file_name, SnapProofKind};
 use cuzk_scheduler::{Engine, HostHold};
 use cuzk_synth::compiled::{CompiledR1cs, StoreError};
+use filecoin_hashers::poseidon::PoseidonHasher;
 use filecoin_proofs::{parameters::public_params, DefaultPieceHasher, PoRepConfig};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -56,7 +64,7 @@ pub struct R1csReport {
 /// cache serves callers without an engine).
 type Cached = (Arc<CompiledR1cs>, Option<HostHold>);
 
-/// Recorded PoRep circuits of one process, by proof type: each is loaded
+/// Recorded PoRep and SnapDeals circuits of one process, by proof type: each is loaded
 /// or recorded once, shared by every job, and counted against the memory
 /// budget of the engine it was first asked for ([`Engine::hold_host`]) for
 /// as long as the cache lives.
@@ -80,23 +88,45 @@ impl R1csCache {
         &self.dir
     }
 
-    /// The recorded circuit of `kind`'s partitions: from memory, else from
-    /// the folder, else recorded from the blank circuit (about as long as
-    /// one classic synthesis of a partition) and saved. Concurrent callers
-    /// for the same kind wait for one recording. The report comes with a
-    /// load or a recording, not with a hit in memory. With `engine`, the
-    /// record's bytes are held in its budget from the first load on.
+    /// The recorded circuit of PoRep `kind`'s partitions: from memory, else
+    /// from the folder, else recorded from the blank circuit (about as long
+    /// as one classic synthesis of a partition) and saved. Concurrent
+    /// callers for the same kind wait for one recording. The report comes
+    /// with a load or a recording, not with a hit in memory. With `engine`,
+    /// the record's bytes are held in its budget from the first load on.
     pub fn porep(
         &self,
         kind: &SealProofKind,
         engine: Option<&Engine>,
     ) -> Result<(Arc<CompiledR1cs>, Option<R1csReport>)> {
         let name = params_file_name(kind)?;
+        self.get(&name, "porep", engine, || record_porep(kind))
+    }
+
+    /// [`R1csCache::porep`] for a SnapDeals proof type.
+    pub fn snap(
+        &self,
+        kind: &SnapProofKind,
+        engine: Option<&Engine>,
+    ) -> Result<(Arc<CompiledR1cs>, Option<R1csReport>)> {
+        let name = snap_params_file_name(kind)?;
+        self.get(&name, "snap", engine, || record_snap(kind))
+    }
+
+    /// The record of the circuit behind parameter file `name` (`tag` names
+    /// the proof family in the stored identity).
+    fn get(
+        &self,
+        name: &str,
+        tag: &str,
+        engine: Option<&Engine>,
+        record: impl FnOnce() -> Result<CompiledR1cs>,
+    ) -> Result<(Arc<CompiledR1cs>, Option<R1csReport>)> {
         let mut records = self.records.lock().unwrap_or_else(|p| p.into_inner());
-        if let Some((r, _)) = records.get(&name) {
+        if let Some((r, _)) = records.get(name) {
             return Ok((Arc::clone(r), None));
         }
-        let id = identity(&name);
+        let id = identity(tag, name);
         let path = self.dir.join(format!("{name}.r1cs"));
         let t = Instant::now();
         let (rec, recorded, replaced) = match CompiledR1cs::load(&path, &id) {
@@ -110,7 +140,7 @@ impl R1csCache {
                     }
                     other => Some(other.to_string()),
                 };
-                let rec = record_porep(kind)?;
+                let rec = record()?;
                 std::fs::create_dir_all(&self.dir)
                     .map_err(|e| FilecoinError::file(&self.dir, e))?;
                 rec.save(&path, &id).map_err(FilecoinError::R1cs)?;
@@ -119,7 +149,7 @@ impl R1csCache {
         };
         let rec = Arc::new(rec);
         let hold = engine.map(|e| e.hold_host(rec.size().compressed_bytes() as u64));
-        records.insert(name, (Arc::clone(&rec), hold));
+        records.insert(name.to_string(), (Arc::clone(&rec), hold));
         let report = R1csReport {
             path,
             recorded,
@@ -133,8 +163,8 @@ impl R1csCache {
 /// The identity a record of the circuit behind parameter file `name` is
 /// stored under: a new crate version records again, because the circuit
 /// code (filecoin-proofs' version is pinned by it) may have changed.
-fn identity(name: &str) -> String {
-    format!("porep:{name}:cuzk-filecoin-{}", env!("CARGO_PKG_VERSION"))
+fn identity(tag: &str, name: &str) -> String {
+    format!("{tag}:{name}:cuzk-filecoin-{}", env!("CARGO_PKG_VERSION"))
 }
 
 /// Records the circuit of one partition of `kind` from filecoin-proofs'
@@ -150,4 +180,18 @@ fn record_tree<Tree: 'static + MerkleTreeTrait>(config: &PoRepConfig) -> Result<
     let blank =
         <C<Tree> as CompoundProof<StackedDrg<'_, Tree, DefaultPieceHasher>, _>>::blank_circuit(&pp);
     CompiledR1cs::record(blank).map_err(FilecoinError::Compiled)
+}
+
+/// Records the circuit of one SnapDeals partition of `kind` from
+/// storage-proofs-update's blank circuit (the one its parameters come
+/// from).
+pub fn record_snap(kind: &SnapProofKind) -> Result<CompiledR1cs> {
+    with_tree!(kind.sector_size, record_snap_tree(kind))
+}
+
+fn record_snap_tree<Tree>(kind: &SnapProofKind) -> Result<CompiledR1cs>
+where
+    Tree: 'static + MerkleTreeTrait<Hasher = PoseidonHasher>,
+{
+    CompiledR1cs::record(blank_circuit::<Tree>(kind)).map_err(FilecoinError::Compiled)
 }

@@ -21,9 +21,11 @@ use crate::post::vanilla::{canonical, check_path, decode_all, field_element};
 use bellpepper_core::{Circuit, ConstraintSystem, SynthesisError};
 use cuzk_field::Fr;
 use cuzk_scheduler::Engine;
+use cuzk_synth::compiled::CompiledR1cs;
 use filecoin_hashers::{poseidon::PoseidonHasher, Domain};
 use filecoin_proofs::PoRepConfig;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use storage_proofs_core::{
     compound_proof::CompoundProof,
     merkle::MerkleTreeTrait,
@@ -211,11 +213,20 @@ pub struct SnapInput {
 /// Builds the job of a SnapDeals proof without proving it. With `checks`,
 /// every synthesized partition is checked on its worker: every constraint
 /// satisfied, public inputs equal to the verifier's.
-/// The vanilla proofs are verified first in every case.
-pub fn snap_job(input: &SnapInput, param_dir: &Path, checks: bool) -> Result<ProofJob> {
+/// The vanilla proofs are verified first in every case. With `r1cs` (the
+/// proof type's recorded circuit, [`crate::compiled::R1csCache::snap`]),
+/// partitions are synthesized witness-only and the backend computes
+/// a, b, c from the record; else by the classic synthesis. Both give the
+/// same proofs.
+pub fn snap_job(
+    input: &SnapInput,
+    param_dir: &Path,
+    checks: bool,
+    r1cs: Option<&Arc<CompiledR1cs>>,
+) -> Result<ProofJob> {
     with_tree!(
         input.kind.sector_size,
-        job_tree(input, param_dir, true, checks)
+        job_tree(input, param_dir, true, checks, r1cs)
     )
 }
 
@@ -223,10 +234,14 @@ pub fn snap_job(input: &SnapInput, param_dir: &Path, checks: bool) -> Result<Pro
 /// ([`crate::bench_vanilla`]) are shape-checked, not verified, and
 /// nothing is checked after synthesis; the proofs cannot verify (run
 /// with the engine's self-check off).
-pub fn snap_bench_job(input: &SnapInput, param_dir: &Path) -> Result<ProofJob> {
+pub fn snap_bench_job(
+    input: &SnapInput,
+    param_dir: &Path,
+    r1cs: Option<&Arc<CompiledR1cs>>,
+) -> Result<ProofJob> {
     with_tree!(
         input.kind.sector_size,
-        job_tree(input, param_dir, false, false)
+        job_tree(input, param_dir, false, false, r1cs)
     )
 }
 
@@ -235,13 +250,14 @@ fn job_tree<Tree>(
     param_dir: &Path,
     verify: bool,
     checks: bool,
+    r1cs: Option<&Arc<CompiledR1cs>>,
 ) -> Result<ProofJob>
 where
     Tree: 'static + MerkleTreeTrait<Hasher = PoseidonHasher>,
 {
     let params_path = locate_snap_params(&input.kind, param_dir)?;
     let (circuits, inputs) = prepare::<Tree>(input, verify)?;
-    circuit_job(params_path, circuits, inputs, checks, None)
+    circuit_job(params_path, circuits, inputs, checks, r1cs)
 }
 
 /// Proves a SnapDeals update as one engine job (parameters loaded once
@@ -252,8 +268,9 @@ pub fn prove_snap(
     param_dir: &Path,
     engine: &Engine,
     priority: Option<i32>,
+    r1cs: Option<&Arc<CompiledR1cs>>,
 ) -> Result<ProofOutput> {
-    let job = snap_job(input, param_dir, true)?;
+    let job = snap_job(input, param_dir, true, r1cs)?;
     run_job(engine, job, priority.unwrap_or(SNAP_PRIORITY))
 }
 

@@ -206,18 +206,63 @@ pub(crate) fn cuzk_setup<C: bellpepper_core::Circuit<cuzk_field::Fr> + Clone>(
 ) -> Result<Parameters> {
     let toxic = cuzk_groth16::ToxicWaste::from_seed(seed);
     let t = Instant::now();
-    let params =
-        match generator {
-            ParamsGenerator::Cuzk => cuzk_groth16::generate_parameters(blank, &toxic, None)?,
-            ParamsGenerator::CuzkGpu => generate_gpu(blank, &toxic)?,
-            ParamsGenerator::FilecoinProofs => return Err(FilecoinError::Unsupported(
+    let log = StageLog::new(t);
+    let progress: cuzk_groth16::setup::Progress<'_> =
+        &|stage, done, total| log.add(stage, done, total);
+    eprintln!("setup: counting the circuit");
+    let params = match generator {
+        ParamsGenerator::Cuzk => cuzk_groth16::generate_parameters(blank, &toxic, Some(progress))?,
+        ParamsGenerator::CuzkGpu => generate_gpu(blank, &toxic, progress)?,
+        ParamsGenerator::FilecoinProofs => {
+            return Err(FilecoinError::Unsupported(
                 "filecoin-proofs' parameter generator is used for PoRep only; PoSt and SnapDeals \
                  test parameters come from cuzk's setup (cuzk or cuzk-gpu)"
                     .into(),
-            )),
-        };
+            ))
+        }
+    };
     eprintln!("setup: {:.1} s", t.elapsed().as_secs_f64());
     Ok(params)
+}
+
+/// Plain progress lines for the setup's stages (QAP, then the fixed-base
+/// multiplications H, IC, L, A, B_G1, B_G2) on stderr: one when a stage
+/// starts and at most one every 15 s, so a setup of tens of minutes in a
+/// log without a terminal shows where its time goes.
+struct StageLog {
+    start: Instant,
+    state: std::sync::Mutex<(&'static str, usize, Instant)>,
+}
+
+impl StageLog {
+    fn new(start: Instant) -> Self {
+        Self {
+            start,
+            state: std::sync::Mutex::new(("", 0, start)),
+        }
+    }
+
+    fn add(&self, stage: &'static str, done: usize, total: usize) {
+        let mut st = self.state.lock().unwrap_or_else(|p| p.into_inner());
+        let now = Instant::now();
+        if st.0 != stage {
+            *st = (stage, 0, now);
+            eprintln!(
+                "setup: {stage} starts at {:.1} s ({total} items)",
+                (now - self.start).as_secs_f64()
+            );
+        }
+        st.1 += done;
+        if now - st.2 >= Duration::from_secs(15) || st.1 >= total {
+            st.2 = now;
+            eprintln!(
+                "setup: {stage} {}/{total} ({:.0} %) at {:.1} s",
+                st.1,
+                100.0 * st.1 as f64 / total.max(1) as f64,
+                (now - self.start).as_secs_f64()
+            );
+        }
+    }
 }
 
 /// Writes `<path>` (.params) and its `.vk` as filecoin-proofs expects them.
@@ -237,9 +282,13 @@ fn write_params(path: &Path, params: &Parameters) -> Result<()> {
 fn generate_gpu<C: bellpepper_core::Circuit<cuzk_field::Fr> + Clone>(
     blank: C,
     toxic: &cuzk_groth16::ToxicWaste,
+    progress: cuzk_groth16::setup::Progress<'_>,
 ) -> Result<cuzk_groth16::Parameters> {
     Ok(cuzk_groth16::generate_parameters_gpu(
-        blank, toxic, None, 0,
+        blank,
+        toxic,
+        Some(progress),
+        0,
     )?)
 }
 
@@ -247,6 +296,7 @@ fn generate_gpu<C: bellpepper_core::Circuit<cuzk_field::Fr> + Clone>(
 fn generate_gpu<C: bellpepper_core::Circuit<cuzk_field::Fr> + Clone>(
     _blank: C,
     _toxic: &cuzk_groth16::ToxicWaste,
+    _progress: cuzk_groth16::setup::Progress<'_>,
 ) -> Result<cuzk_groth16::Parameters> {
     Err(FilecoinError::Unsupported(
         "the GPU parameter generator needs a cuzk built with the `cuda` feature".into(),

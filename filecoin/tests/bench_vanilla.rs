@@ -55,10 +55,10 @@ fn random_window_post_and_snap_prove_unchecked_and_do_not_verify() {
     testdata::ensure_snap_params(&snap, &dirs, testdata::PARAMS_SEED).unwrap();
     let u = random_snap(&snap, 9).unwrap();
     assert!(matches!(
-        snap_job(&u, &dirs.params, false),
+        snap_job(&u, &dirs.params, false, None),
         Err(FilecoinError::VanillaInvalid { partition: 0 })
     ));
-    let proof = prove_unchecked(&engine, snap_bench_job(&u, &dirs.params).unwrap());
+    let proof = prove_unchecked(&engine, snap_bench_job(&u, &dirs.params, None).unwrap());
     assert_eq!(proof.len(), 192);
     assert!(!verify_snap(
         &snap,

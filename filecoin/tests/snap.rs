@@ -11,7 +11,7 @@
 use cuzk_filecoin::snap::snap_job;
 use cuzk_filecoin::testdata::{self, SnapTestUpdate, TestDirs};
 use cuzk_filecoin::{prove_snap, verify_snap, FilecoinError, SnapInput, SnapProofKind};
-use cuzk_scheduler::Engine;
+use cuzk_scheduler::{Engine, PartitionSource};
 use filecoin_proofs::SectorShape2KiB;
 use std::sync::OnceLock;
 use storage_proofs_update::PartitionProof;
@@ -61,7 +61,7 @@ fn snap_2kib_verifies_with_filecoin_proofs() {
     let (dirs, u) = setup();
     assert_eq!(kind().public_params().partition_count, 1);
     let engine = Engine::cpu().unwrap();
-    let out = prove_snap(&input(u), &dirs.params, &engine, None).unwrap();
+    let out = prove_snap(&input(u), &dirs.params, &engine, None, None).unwrap();
     assert_eq!(out.partitions, 1);
     assert_eq!(out.proof.len(), 192);
     assert!(verify(u, &out.proof));
@@ -111,10 +111,38 @@ fn snap_2kib_verifies_with_filecoin_proofs() {
     assert!(verify(u, &theirs.0));
 }
 
+/// The pre-compiled path: the partition recorded from the blank circuit
+/// the parameters come from, then witness-only synthesis and the SpMV,
+/// equals the classic synthesis field for field, and its proof verifies
+/// with filecoin-proofs.
+#[test]
+fn snap_2kib_compiled_equals_classic_and_verifies() {
+    let (dirs, u) = setup();
+    let rec = std::sync::Arc::new(cuzk_filecoin::compiled::record_snap(&kind()).unwrap());
+    let classic = snap_job(&input(u), &dirs.params, true, None)
+        .unwrap()
+        .source
+        .synthesize(0)
+        .unwrap();
+    let mut new = snap_job(&input(u), &dirs.params, true, Some(&rec))
+        .unwrap()
+        .source
+        .synthesize(0)
+        .unwrap();
+    assert!(new.a.is_empty(), "a compiled partition defers a, b, c");
+    new.evaluate_deferred().unwrap();
+    assert_eq!(rec.shape(), classic.shape());
+    assert!(classic == new, "the compiled path differs");
+
+    let engine = Engine::cpu().unwrap();
+    let out = prove_snap(&input(u), &dirs.params, &engine, None, Some(&rec)).unwrap();
+    assert!(verify(u, &out.proof));
+}
+
 #[test]
 fn bad_snap_inputs_are_typed_errors() {
     let (dirs, u) = setup();
-    let job = |i: &SnapInput| snap_job(i, &dirs.params, true);
+    let job = |i: &SnapInput| snap_job(i, &dirs.params, true, None);
 
     // Wrong count of vanilla proofs.
     let mut i = input(u);

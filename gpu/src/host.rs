@@ -9,6 +9,7 @@ use crate::{check, sys, Result};
 /// Allocates `bytes` of page-locked, portable (visible to every device)
 /// host memory with `cudaHostAlloc`.
 pub fn alloc_pinned(bytes: usize) -> Result<*mut c_void> {
+    crate::fault::hit(crate::fault::Fault::Alloc)?;
     let mut p: *mut c_void = std::ptr::null_mut();
     // SAFETY: `p` is a valid out-pointer.
     check(unsafe { sys::cuzk_host_alloc(bytes, sys::CUZK_HOST_ALLOC_PORTABLE, &mut p) })?;

@@ -15,6 +15,7 @@
 //!   memset; freed on drop), and [`host`] (page-locked allocation and
 //!   registration, used by cuzk-pinned-mem).
 //! - [`describe_devices`]: the text `cuzk info` prints.
+//! - [`fault`]: test-only fault injection (feature `fault-injection`).
 //! - [`field_test`]: differential-test and benchmark hooks for the
 //!   BLS12-381 CUDA headers in `field/cuda` (host C++ twin always; device
 //!   kernels with `cuda`).
@@ -24,9 +25,12 @@
 //!   cuzk-cuda-build; `cargo xtask cuda` installs one). Without it every
 //!   entry point returns [`GpuError::NotBuilt`] and [`device_count`] is 0.
 //!   With it on a machine without a GPU or driver: [`GpuError::NoDevice`].
+//! - `fault-injection`: tests can make device allocations, copies and
+//!   kernel launches fail and MSM results wrong ([`fault`]).
 
 mod device;
 mod error;
+pub mod fault;
 pub mod field_sys;
 pub mod field_test;
 pub mod host;
@@ -50,7 +54,10 @@ pub use stream::{Event, Stream};
 /// `e` must be exactly the value a shim function returned, with its message
 /// neither freed nor handed to this function before.
 pub unsafe fn check_shim_error(e: sys::cuzk_error) -> Result<()> {
-    check(e)
+    check(e)?;
+    // The other crates' shim functions are kernel entry points: an
+    // injected launch failure (tests only, see `fault`) is raised here.
+    fault::hit(fault::Fault::Launch)
 }
 
 /// Turns a shim result into a `Result`, freeing the message.

@@ -4,6 +4,7 @@ use std::ffi::c_void;
 use std::marker::PhantomData;
 use std::mem::size_of;
 
+use crate::fault::Fault;
 use crate::{check, sys, Device, GpuError, Result, Stream};
 
 /// Types that may be copied to and from the device as raw bytes.
@@ -67,6 +68,7 @@ impl<T: DeviceCopy> DeviceBuffer<T> {
         let bytes = bytes_of::<T>(len)?;
         let mut ptr: *mut c_void = std::ptr::null_mut();
         if bytes > 0 {
+            crate::fault::hit(Fault::Alloc)?;
             // SAFETY: `ptr` is a valid out-pointer.
             check(unsafe { sys::cuzk_malloc(device.raw(), bytes, &mut ptr) })?;
         }
@@ -166,6 +168,7 @@ impl<T: DeviceCopy> DeviceBuffer<T> {
         if self.len == 0 {
             return Ok(());
         }
+        crate::fault::hit(Fault::Copy)?;
         // SAFETY: caller guarantees src; self.ptr owns self.bytes() bytes.
         check(unsafe { sys::cuzk_memcpy_async(self.ptr, src.cast(), self.bytes(), stream.raw()) })
     }
@@ -179,6 +182,7 @@ impl<T: DeviceCopy> DeviceBuffer<T> {
         if self.len == 0 {
             return Ok(());
         }
+        crate::fault::hit(Fault::Copy)?;
         // SAFETY: caller guarantees dst; self.ptr holds self.bytes() bytes.
         check(unsafe { sys::cuzk_memcpy_async(dst.cast(), self.ptr, self.bytes(), stream.raw()) })
     }
@@ -189,6 +193,7 @@ impl<T: DeviceCopy> DeviceBuffer<T> {
         if self.len == 0 {
             return Ok(());
         }
+        crate::fault::hit(Fault::Copy)?;
         // SAFETY: both allocations hold self.bytes() bytes and live until
         // drop; cudaFree in drop synchronises with pending work.
         check(unsafe { sys::cuzk_memcpy_async(self.ptr, src.ptr, self.bytes(), stream.raw()) })
@@ -211,6 +216,7 @@ impl<T: DeviceCopy> DeviceBuffer<T> {
         let Some((dst, bytes)) = self.range_ptr(offset, len)? else {
             return Ok(());
         };
+        crate::fault::hit(Fault::Copy)?;
         // SAFETY: `dst` and `bytes` lie inside our allocation; the caller
         // guarantees src for `len` elements.
         check(unsafe { sys::cuzk_memcpy_async(dst, src.cast(), bytes, stream.raw()) })

@@ -27,6 +27,10 @@ pub struct VanillaBenchArgs {
     /// Seed of the first random input (proof j uses seed + j).
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
+    /// SnapDeals only: PoSt circuits are always synthesized classically
+    /// (a WindowPoSt partition synthesizes its sectors in parallel).
+    #[command(flatten)]
+    pub synthesis: super::porep::SynthesisArgs,
     #[command(flatten)]
     pub engine: EngineArgs,
 }
@@ -45,7 +49,14 @@ pub fn run(ctx: &Ctx, what: Bench, a: VanillaBenchArgs) -> Result<()> {
     let e = &a.engine;
     let (engine, dir) = filecoin_bench_engine(e, a.param_cache.as_deref())?;
     let size = cuzk_filecoin::parse_size(&a.sector_size)?;
-    // The inputs are built before the clock starts.
+    // The record (loaded, or made on first use: about one classic
+    // synthesis of a partition) and the inputs are ready before the clock
+    // starts.
+    let r1cs = match what {
+        Bench::Snap => super::porep::Recorded::new(&a.synthesis)
+            .snap(&SnapProofKind::new(size)?, &engine)?,
+        Bench::Post(_) => None,
+    };
     let sp = ctx.spinner("building random vanilla proofs");
     let (label, jobs) = match what {
         Bench::Post(typ) => {
@@ -69,7 +80,7 @@ pub fn run(ctx: &Ctx, what: Bench, a: VanillaBenchArgs) -> Result<()> {
             let jobs = (0..e.jobs)
                 .map(|j| {
                     let input = random_snap(&kind, a.seed + j as u64)?;
-                    cuzk_filecoin::snap::snap_bench_job(&input, &dir)
+                    cuzk_filecoin::snap::snap_bench_job(&input, &dir, r1cs.as_ref())
                 })
                 .collect::<cuzk_filecoin::Result<Vec<_>>>()?;
             (kind.api_name(), jobs)

@@ -8,10 +8,10 @@ use clap::Args;
 use cuzk_filecoin::c1::{
     format_size, parse_c1, parse_prover_id, parse_size, C1Output, SealProofKind, SealVersion,
 };
-use cuzk_filecoin::compiled::{default_r1cs_dir, R1csCache};
+use cuzk_filecoin::compiled::{default_r1cs_dir, R1csCache, R1csReport};
 use cuzk_filecoin::porep::{porep_job, resolve_param_dir, verify_c2};
 use cuzk_filecoin::testdata;
-use cuzk_filecoin::{FilecoinError, Result};
+use cuzk_filecoin::{FilecoinError, Result, SnapProofKind};
 use cuzk_scheduler::{Engine, JobHandle, JobSpec};
 use cuzk_synth::compiled::CompiledR1cs;
 use std::path::{Path, PathBuf};
@@ -28,7 +28,7 @@ pub enum SynthesisChoice {
     Classic,
 }
 
-/// The synthesis flags `prove porep` and `bench porep` share.
+/// The synthesis flags `prove porep|snap` and `bench porep|snap` share.
 #[derive(Args, Debug, Clone)]
 pub struct SynthesisArgs {
     /// Synthesis path; both give the same proofs.
@@ -53,30 +53,43 @@ impl Recorded {
         )
     }
 
-    /// `kind`'s recorded circuit (loaded or recorded on first use, held in
-    /// `engine`'s budget; says which on stdout), or `None` for the classic
-    /// synthesis.
+    /// PoRep `kind`'s recorded circuit (loaded or recorded on first use,
+    /// held in `engine`'s budget; says which on stdout), or `None` for the
+    /// classic synthesis.
     pub fn get(&self, kind: &SealProofKind, engine: &Engine) -> Result<Option<Arc<CompiledR1cs>>> {
-        let Some(cache) = &self.0 else {
-            return Ok(None);
-        };
-        let (r, report) = cache.porep(kind, Some(engine))?;
-        if let Some(rep) = report {
-            let size = r.size();
-            println!(
-                "recorded circuit {}: {} in {:.1} s ({:.2} GB, {} non-zeros){}",
-                rep.path.display(),
-                if rep.recorded { "recorded" } else { "loaded" },
-                rep.elapsed.as_secs_f64(),
-                size.compressed_bytes() as f64 / 1e9,
-                size.nonzeros(),
-                rep.replaced
-                    .map(|why| format!("; replaced a stale file: {why}"))
-                    .unwrap_or_default()
-            );
-        }
-        Ok(Some(r))
+        self.0
+            .as_ref()
+            .map(|c| c.porep(kind, Some(engine)).map(said))
+            .transpose()
     }
+
+    /// [`Recorded::get`] for a SnapDeals proof type.
+    pub fn snap(&self, kind: &SnapProofKind, engine: &Engine) -> Result<Option<Arc<CompiledR1cs>>> {
+        self.0
+            .as_ref()
+            .map(|c| c.snap(kind, Some(engine)).map(said))
+            .transpose()
+    }
+}
+
+/// Prints how a record was obtained (a load or a recording; nothing for a
+/// hit in memory).
+fn said((r, report): (Arc<CompiledR1cs>, Option<R1csReport>)) -> Arc<CompiledR1cs> {
+    if let Some(rep) = report {
+        let size = r.size();
+        println!(
+            "recorded circuit {}: {} in {:.1} s ({:.2} GB, {} non-zeros){}",
+            rep.path.display(),
+            if rep.recorded { "recorded" } else { "loaded" },
+            rep.elapsed.as_secs_f64(),
+            size.compressed_bytes() as f64 / 1e9,
+            size.nonzeros(),
+            rep.replaced
+                .map(|why| format!("; replaced a stale file: {why}"))
+                .unwrap_or_default()
+        );
+    }
+    r
 }
 
 /// Who proves which sector, and where the parameters are: the flags

@@ -54,6 +54,8 @@ pub struct ProveSnapArgs {
     /// Where to write the proof (raw bytes, 192 per partition).
     #[arg(long, value_name = "FILE")]
     pub out: PathBuf,
+    #[command(flatten)]
+    pub synthesis: super::porep::SynthesisArgs,
 }
 
 /// `cuzk verify snap`.
@@ -135,7 +137,8 @@ pub fn run_prove(
     // Before anything in filecoin-proofs reads its settings: the verifier
     // below reads the key from this directory.
     cuzk_filecoin::use_param_dir(&param_dir)?;
-    let job = snap_job(&input, &param_dir, true)?;
+    let r1cs = super::porep::Recorded::new(&args.synthesis).snap(&input.kind, engine)?;
+    let job = snap_job(&input, &param_dir, true, r1cs.as_ref())?;
     let out = run_job(engine, job, input.kind.priority())?;
     if !verify_snap(
         &input.kind,

@@ -98,6 +98,11 @@ pub(crate) fn combine_windows<C: GpuPoint>(slots: &[C], c: u32) -> Projective<C>
         }
         acc += C::xyzz_to_curve(&pair[0], &pair[1]);
     }
+    // Tests only (cuzk-gpu's `fault-injection`): a wrong result on the
+    // curve, which the prover's self-check must catch.
+    if cuzk_gpu::fault::take(cuzk_gpu::fault::Fault::CorruptMsm) {
+        acc += Projective::<C>::generator();
+    }
     acc
 }
 
