@@ -69,7 +69,7 @@ fn bytes(v: &Value, key: &str) -> Result<[u8; 32]> {
     serde_json::from_value(v[key].clone()).map_err(|e| FilecoinError::BadC1(format!("{key}: {e}")))
 }
 
-fn to_json<T: serde::Serialize>(v: &T) -> Value {
+pub(crate) fn to_json<T: serde::Serialize>(v: &T) -> Value {
     serde_json::to_value(v).expect("filecoin types serialize to JSON")
 }
 

@@ -6,7 +6,7 @@
 //! [`crate::post::post_bench_job`] / [`crate::snap::snap_bench_job`] and the
 //! engine's self-check off.
 
-use crate::bench_c1::{merkle_json, tree_proof};
+use crate::bench_c1::{merkle_json, to_json, tree_proof};
 use crate::error::{proofs, FilecoinError, Result};
 use crate::porep::with_tree;
 use crate::post::{PostInput, PostProofKind, PostType};
@@ -15,6 +15,7 @@ use filecoin_hashers::{poseidon::PoseidonHasher, sha256::Sha256Hasher, Domain, H
 use filecoin_proofs::FallbackPoStSectorProof;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha20Rng;
+use serde_json::Value;
 use storage_proofs_core::merkle::MerkleTreeTrait;
 use storage_proofs_post::fallback::{Proof as PostProof, SectorProof};
 use storage_proofs_update::{
@@ -139,6 +140,11 @@ where
     let bits = pp.sector_nodes.trailing_zeros() as usize;
     let (root_old, root_new) = (Dom::<Tree>::random(rng), Dom::<Tree>::random(rng));
     let root_d = D::random(rng);
+    // The circuit asserts while it synthesizes that every challenge's
+    // data path ends in the same siblings (the partition's path above its
+    // apex): log2(partitions) levels, none at sizes of one partition.
+    let pbits = pp.partition_count.trailing_zeros() as usize;
+    let partition_path: Vec<Value> = (0..pbits).map(|_| to_json(&D::random(rng))).collect();
     let challenge_proofs = Challenges::new(pp.sector_nodes, r_new, k)
         .map(|c| {
             let node = u64::from(c);
@@ -147,13 +153,21 @@ where
             let data = D::random(rng);
             let data_fr: cuzk_field::Fr = data.into();
             let new: Dom<Tree> = (cuzk_field::Fr::from(old) + data_fr * rho).into();
-            let proof_d_new =
-                serde_json::from_value(merkle_json::<
-                    Sha256Hasher,
-                    typenum::U2,
-                    typenum::U0,
-                    typenum::U0,
-                >(rng, leaves, node, root_d, Some(data)))
+            let mut d_json =
+                merkle_json::<Sha256Hasher, typenum::U2, typenum::U0, typenum::U0>(
+                    rng,
+                    leaves,
+                    node,
+                    root_d,
+                    Some(data),
+                );
+            if let Some(Value::Array(levels)) = d_json.pointer_mut("/data/Single/path/path") {
+                let top = levels.len().saturating_sub(pbits);
+                for (level, sibling) in levels[top..].iter_mut().zip(&partition_path) {
+                    level["hashes"] = Value::Array(vec![sibling.clone()]);
+                }
+            }
+            let proof_d_new = serde_json::from_value(d_json)
                 .map_err(|e| FilecoinError::Proofs(anyhow::anyhow!("generated data proof: {e}")))?;
             Ok(ChallengeProof::<Tree> {
                 proof_r_old: tree_proof::<Tree>(rng, leaves, node, root_old, Some(old))?,

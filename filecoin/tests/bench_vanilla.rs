@@ -75,3 +75,38 @@ fn random_window_post_and_snap_prove_unchecked_and_do_not_verify() {
         u.vanilla_proofs
     );
 }
+
+/// At 32 GiB a SnapDeals update has 16 partitions, and storage-proofs-update
+/// asserts while it synthesizes (not as a constraint) that every challenge
+/// of a partition has the same top 4 data-path levels: the partition's
+/// path above its apex. The random bench inputs must obey it, as the real
+/// ones do, or the 32 GiB bench panics in every partition.
+#[test]
+fn random_snap_32gib_challenges_share_their_partition_path() {
+    use filecoin_proofs::SectorShape32GiB;
+    use storage_proofs_core::merkle::MerkleProofTrait;
+    use storage_proofs_update::PartitionProof;
+    let snap = SnapProofKind::new(32 << 30).unwrap();
+    let pp = snap.public_params();
+    assert_eq!(pp.partition_count, 16);
+    let u = random_snap(&snap, 3).unwrap();
+    assert_eq!(u.vanilla_proofs.len(), 16);
+    let mut tops = Vec::new();
+    for bytes in &u.vanilla_proofs[..2] {
+        let p: PartitionProof<SectorShape32GiB> = bincode::deserialize(bytes).unwrap();
+        let top = |c: &storage_proofs_update::ChallengeProof<SectorShape32GiB>| {
+            let path = c.proof_d_new.path();
+            path[path.len() - 4..]
+                .iter()
+                .map(|(siblings, _)| siblings.clone())
+                .collect::<Vec<_>>()
+        };
+        let first = top(&p.challenge_proofs[0]);
+        assert!(p.challenge_proofs.len() > 1);
+        for c in &p.challenge_proofs[1..] {
+            assert!(top(c) == first, "a challenge leaves its partition's path");
+        }
+        tops.push(first);
+    }
+    assert!(tops[0] != tops[1], "partitions have their own paths");
+}
