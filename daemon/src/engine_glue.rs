@@ -466,16 +466,8 @@ impl EngineHost {
                 let map = |e| map("POREP_SEAL_COMMIT", e);
                 // Missing parameters are reported before a first recording.
                 cuzk_filecoin::locate_params(&c1.kind, &self.porep_params).map_err(map)?;
-                let (r1cs, report) = self.r1cs.porep(&c1.kind, Some(&self.engine)).map_err(map)?;
-                if let Some(rep) = report {
-                    tracing::info!(
-                        path = %rep.path.display(),
-                        recorded = rep.recorded,
-                        replaced = ?rep.replaced,
-                        seconds = rep.elapsed.as_secs_f64(),
-                        "PoRep circuit record ready"
-                    );
-                }
+                let r1cs =
+                    record_ready(self.r1cs.porep(&c1.kind, Some(&self.engine)).map_err(map)?);
                 let job =
                     cuzk_filecoin::porep::porep_job(c1, &self.porep_params, false, Some(&r1cs))
                         .map_err(map)?;
@@ -494,16 +486,11 @@ impl EngineHost {
                 let map = |e| map("SNAP_DEALS_UPDATE", e);
                 cuzk_filecoin::snap::locate_snap_params(&input.kind, &self.porep_params)
                     .map_err(map)?;
-                let (r1cs, report) = self.r1cs.snap(&input.kind, Some(&self.engine)).map_err(map)?;
-                if let Some(rep) = report {
-                    tracing::info!(
-                        path = %rep.path.display(),
-                        recorded = rep.recorded,
-                        replaced = ?rep.replaced,
-                        seconds = rep.elapsed.as_secs_f64(),
-                        "SnapDeals circuit record ready"
-                    );
-                }
+                let r1cs = record_ready(
+                    self.r1cs
+                        .snap(&input.kind, Some(&self.engine))
+                        .map_err(map)?,
+                );
                 cuzk_filecoin::snap::snap_job(input, &self.porep_params, false, Some(&r1cs))
                     .map_err(map)?
                     .source
@@ -580,4 +567,24 @@ fn save_params(p: &Parameters, path: &Path) -> Result<(), String> {
         let _ = std::fs::remove_file(&own);
         format!("cannot rename {} to {}: {e}", own.display(), path.display())
     })
+}
+
+/// Logs how a circuit's record was obtained (a load or a recording; a hit
+/// in memory says nothing) and returns it.
+fn record_ready(
+    (r1cs, report): (
+        Arc<cuzk_synth::compiled::CompiledR1cs>,
+        Option<cuzk_filecoin::compiled::R1csReport>,
+    ),
+) -> Arc<cuzk_synth::compiled::CompiledR1cs> {
+    if let Some(rep) = report {
+        tracing::info!(
+            path = %rep.path.display(),
+            recorded = rep.recorded,
+            replaced = ?rep.replaced,
+            seconds = rep.elapsed.as_secs_f64(),
+            "circuit record ready"
+        );
+    }
+    r1cs
 }

@@ -153,14 +153,13 @@ where
             let data = D::random(rng);
             let data_fr: cuzk_field::Fr = data.into();
             let new: Dom<Tree> = (cuzk_field::Fr::from(old) + data_fr * rho).into();
-            let mut d_json =
-                merkle_json::<Sha256Hasher, typenum::U2, typenum::U0, typenum::U0>(
-                    rng,
-                    leaves,
-                    node,
-                    root_d,
-                    Some(data),
-                );
+            let mut d_json = merkle_json::<Sha256Hasher, typenum::U2, typenum::U0, typenum::U0>(
+                rng,
+                leaves,
+                node,
+                root_d,
+                Some(data),
+            );
             if let Some(Value::Array(levels)) = d_json.pointer_mut("/data/Single/path/path") {
                 let top = levels.len().saturating_sub(pbits);
                 for (level, sibling) in levels[top..].iter_mut().zip(&partition_path) {

@@ -50,6 +50,17 @@ fn free_bytes(dev: &Device) -> u64 {
     dev.mem_info().unwrap().0
 }
 
+/// The device has as much free memory as at `baseline` (within SLACK).
+fn assert_returned(what: &str, dev: &Device, baseline: u64) {
+    let free = free_bytes(dev);
+    eprintln!("{what}: {} MiB free after the next job", free >> 20);
+    assert!(
+        free + SLACK >= baseline,
+        "{what}: {} MiB of device memory not returned",
+        (baseline - free) >> 20
+    );
+}
+
 /// The job after a fault: an error from the stage the fault belongs to,
 /// or (a retry) proofs that verify.
 fn check_outcome(
@@ -118,13 +129,7 @@ fn device_faults_fail_their_job_cleanly_and_the_engine_keeps_serving() {
             check_outcome(&what, &params, r, stage, needle);
             let out = run(&e, seed + 50).unwrap_or_else(|e| panic!("{what}: next job: {e}"));
             assert!(all_verify(&params, &out), "{what}: next job");
-            let free = free_bytes(&dev);
-            eprintln!("{what}: {} MiB free after the next job", free >> 20);
-            assert!(
-                free + SLACK >= baseline,
-                "{what}: {} MiB of device memory not returned",
-                (baseline - free) >> 20
-            );
+            assert_returned(&what, &dev, baseline);
             seed += 100;
         }
     }
@@ -149,11 +154,5 @@ fn device_faults_fail_their_job_cleanly_and_the_engine_keeps_serving() {
     drop(hog);
     let out = run(&e, 950).unwrap();
     assert!(all_verify(&params, &out), "after the real OOM");
-    let free = free_bytes(&dev);
-    eprintln!("after the real OOM: {} MiB free", free >> 20);
-    assert!(
-        free + SLACK >= baseline,
-        "real OOM: {} MiB of device memory not returned",
-        (baseline - free) >> 20
-    );
+    assert_returned("real OOM", &dev, baseline);
 }

@@ -53,8 +53,9 @@ pub fn run(ctx: &Ctx, what: Bench, a: VanillaBenchArgs) -> Result<()> {
     // synthesis of a partition) and the inputs are ready before the clock
     // starts.
     let r1cs = match what {
-        Bench::Snap => super::porep::Recorded::new(&a.synthesis)
-            .snap(&SnapProofKind::new(size)?, &engine)?,
+        Bench::Snap => {
+            super::porep::Recorded::new(&a.synthesis).snap(&SnapProofKind::new(size)?, &engine)?
+        }
         Bench::Post(_) => None,
     };
     let sp = ctx.spinner("building random vanilla proofs");

@@ -1,0 +1,160 @@
+//! Witness-only synthesis against the classic synthesis, per gadget family
+//! of the Filecoin circuits, on one core: SHA-256 compressions over
+//! allocated bits (filecoin-hashers' `Sha256Function::hash_circuit`, what
+//! PoRep's labels and comm_d paths use) and Poseidon hashes of allocated
+//! field elements (`PoseidonFunction::hash_multi_leaf_circuit`, arity 8 as
+//! in the tree-r and tree-c paths, and arity 2). For each: the circuit is
+//! recorded once, then timed `REPS` times (best): classic synthesis
+//! (`cuzk_synth::synthesize`: a, b, c and densities) and witness-only
+//! synthesis (`CompiledR1cs::witness`: value closures only), and the
+//! witness checked against the classic assignment.
+//!
+//! ```text
+//! cargo run --release -p cuzk-filecoin --example witness_families
+//! ```
+
+use bellpepper_core::boolean::{AllocatedBit, Boolean};
+use bellpepper_core::num::AllocatedNum;
+use bellpepper_core::{Circuit, ConstraintSystem, SynthesisError};
+use cuzk_field::Fr;
+use cuzk_synth::compiled::CompiledR1cs;
+use ff::Field;
+use filecoin_hashers::{poseidon::PoseidonFunction, sha256::Sha256Function, HashFunction};
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha20Rng;
+use std::time::{Duration, Instant};
+
+const REPS: usize = 3;
+
+/// `blocks` SHA-256 hashes of 512 random bits each.
+#[derive(Clone, Copy)]
+struct Sha {
+    blocks: usize,
+    seed: u64,
+}
+
+impl Circuit<Fr> for Sha {
+    fn synthesize<CS: ConstraintSystem<Fr>>(self, cs: &mut CS) -> Result<(), SynthesisError> {
+        let mut rng = ChaCha20Rng::seed_from_u64(self.seed);
+        for b in 0..self.blocks {
+            let mut cs = cs.namespace(|| format!("block {b}"));
+            let bits = (0..512)
+                .map(|i| {
+                    let v: bool = rng.gen();
+                    AllocatedBit::alloc(cs.namespace(|| format!("bit {i}")), Some(v))
+                        .map(Boolean::from)
+                })
+                .collect::<Result<Vec<_>, _>>()?;
+            Sha256Function::hash_circuit(cs.namespace(|| "sha"), &bits)?;
+        }
+        Ok(())
+    }
+}
+
+/// `hashes` Poseidon hashes of `arity` random field elements each.
+#[derive(Clone, Copy)]
+struct Poseidon {
+    hashes: usize,
+    arity: usize,
+    seed: u64,
+}
+
+impl Circuit<Fr> for Poseidon {
+    fn synthesize<CS: ConstraintSystem<Fr>>(self, cs: &mut CS) -> Result<(), SynthesisError> {
+        use typenum::{U2, U8};
+        let mut rng = ChaCha20Rng::seed_from_u64(self.seed);
+        for h in 0..self.hashes {
+            let mut cs = cs.namespace(|| format!("hash {h}"));
+            let leaves = (0..self.arity)
+                .map(|i| {
+                    let v = Fr::random(&mut rng);
+                    AllocatedNum::alloc(cs.namespace(|| format!("leaf {i}")), || Ok(v))
+                })
+                .collect::<Result<Vec<_>, _>>()?;
+            let cs = cs.namespace(|| "poseidon");
+            match self.arity {
+                8 => PoseidonFunction::hash_multi_leaf_circuit::<U8, _>(cs, &leaves, 0)?,
+                _ => PoseidonFunction::hash_multi_leaf_circuit::<U2, _>(cs, &leaves, 0)?,
+            };
+        }
+        Ok(())
+    }
+}
+
+fn best(mut f: impl FnMut()) -> Duration {
+    (0..REPS)
+        .map(|_| {
+            let t = Instant::now();
+            f();
+            t.elapsed()
+        })
+        .min()
+        .unwrap_or_default()
+}
+
+fn family<C: Circuit<Fr> + Copy>(name: &str, recorded_from: C, circuit: C) {
+    let rec = CompiledR1cs::record(recorded_from).expect("record");
+    let constraints = rec.shape().num_constraints;
+    let classic_t = best(|| {
+        cuzk_synth::synthesize(circuit).expect("classic");
+    });
+    let witness_t = best(|| {
+        rec.witness(circuit).expect("witness");
+    });
+    let classic = cuzk_synth::synthesize(circuit).expect("classic");
+    let w = rec.witness(circuit).expect("witness");
+    assert!(
+        w.aux_assignment == classic.aux_assignment
+            && w.input_assignment == classic.input_assignment,
+        "{name}: the witness differs from the classic assignment"
+    );
+    let ns = |d: Duration| d.as_secs_f64() * 1e9 / constraints as f64;
+    println!(
+        "{name:<22} {constraints:>10} constraints  classic {:>8.1} ms ({:>5.0} ns/constraint)  witness-only {:>8.1} ms ({:>5.0} ns/constraint)  witness/classic {:.2}",
+        classic_t.as_secs_f64() * 1e3,
+        ns(classic_t),
+        witness_t.as_secs_f64() * 1e3,
+        ns(witness_t),
+        witness_t.as_secs_f64() / classic_t.as_secs_f64()
+    );
+}
+
+fn main() {
+    family(
+        "SHA-256 (512-bit blocks)",
+        Sha {
+            blocks: 64,
+            seed: 0,
+        },
+        Sha {
+            blocks: 64,
+            seed: 1,
+        },
+    );
+    family(
+        "Poseidon arity 8",
+        Poseidon {
+            hashes: 4096,
+            arity: 8,
+            seed: 0,
+        },
+        Poseidon {
+            hashes: 4096,
+            arity: 8,
+            seed: 1,
+        },
+    );
+    family(
+        "Poseidon arity 2",
+        Poseidon {
+            hashes: 8192,
+            arity: 2,
+            seed: 0,
+        },
+        Poseidon {
+            hashes: 8192,
+            arity: 2,
+            seed: 1,
+        },
+    );
+}
