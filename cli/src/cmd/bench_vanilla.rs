@@ -58,6 +58,11 @@ pub fn run(ctx: &Ctx, what: Bench, a: VanillaBenchArgs) -> Result<()> {
         }
         Bench::Post(_) => None,
     };
+    ctx.say(match (what, &r1cs) {
+        (Bench::Post(_), _) => "synthesis: classic (PoSt circuits are not recorded)",
+        (Bench::Snap, Some(_)) => "synthesis: compiled",
+        (Bench::Snap, None) => "synthesis: classic",
+    });
     let sp = ctx.spinner("building random vanilla proofs");
     let (label, jobs) = match what {
         Bench::Post(typ) => {
