@@ -64,10 +64,10 @@ pub struct R1csReport {
 /// cache serves callers without an engine).
 type Cached = (Arc<CompiledR1cs>, Option<HostHold>);
 
-/// Recorded PoRep and SnapDeals circuits of one process, by proof type: each is loaded
-/// or recorded once, shared by every job, and counted against the memory
-/// budget of the engine it was first asked for ([`Engine::hold_host`]) for
-/// as long as the cache lives.
+/// Recorded PoRep and SnapDeals circuits of one process, by proof type:
+/// each is loaded or recorded once, shared by every job, and counted
+/// against the memory budget of the engine it was first asked for
+/// ([`Engine::hold_host`]) for as long as the cache lives.
 #[derive(Debug)]
 pub struct R1csCache {
     dir: PathBuf,
