@@ -47,7 +47,12 @@ struct Args {
     /// Circuits in the batched call (a single-circuit call is always measured too).
     #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u64).range(1..=64))]
     batch: u64,
-    /// Folder of `bench-<log>.params` files; missing ones are generated there.
+    /// Which circuit both sides prove: `bench` (SHA-256 chain plus
+    /// field-arithmetic filler, filling the domain) or `sha` (the chain
+    /// alone).
+    #[arg(long, value_enum, default_value = "bench")]
+    circuit: params::Circuit,
+    /// Folder of `<circuit>-<log>.params` files; missing ones are generated there.
     #[arg(long, required_unless_present = "load_only")]
     params_dir: Option<PathBuf>,
     /// Write the records as JSON here (rewritten after every size).
@@ -181,10 +186,13 @@ fn run(args: &Args) -> Result<bool> {
 
     let mut records: Vec<Record> = Vec::new();
     for &log in &sizes {
-        let circuit = BenchCircuit::new(log, args.seed).context("bench circuit")?;
+        let circuit = args.circuit.make(log, args.seed)?;
         let constraints = circuit.expected_constraints();
-        eprintln!("== 2^{log}: {constraints} constraints");
-        let path = params::ensure(params_dir, log, circuit, args.setup_seed)?;
+        eprintln!(
+            "== 2^{log}: {} circuit, {constraints} constraints",
+            args.circuit.name()
+        );
+        let path = params::ensure(params_dir, args.circuit, log, circuit, args.setup_seed)?;
         if args.setup_only {
             continue;
         }
@@ -295,6 +303,7 @@ fn write_json(
         tool: "cuzk-anchor",
         version: env!("CARGO_PKG_VERSION"),
         sides_built: sides_built.to_vec(),
+        circuit: args.circuit,
         seed: args.seed,
         setup_seed: args.setup_seed,
         batch,
@@ -306,9 +315,9 @@ fn write_json(
 }
 
 /// The circuits of one call: seeds `seed, seed + 1, …`.
-fn circuits(log: u32, seed: u64, n: usize) -> Result<Vec<BenchCircuit>> {
+fn circuits(kind: params::Circuit, log: u32, seed: u64, n: usize) -> Result<Vec<BenchCircuit>> {
     (0..n as u64)
-        .map(|i| BenchCircuit::new(log, seed.wrapping_add(i)).context("bench circuit"))
+        .map(|i| kind.make(log, seed.wrapping_add(i)))
         .collect()
 }
 
@@ -338,14 +347,14 @@ fn run_side(
     let measure = |prove: &dyn Fn(Vec<BenchCircuit>) -> Result<Measured>, load: Duration| {
         for i in 0..args.warmup {
             eprintln!("{name} 2^{log}: warm-up {}/{}", i + 1, args.warmup);
-            if let Err(e) = circuits(log, args.seed, 1).and_then(prove) {
+            if let Err(e) = circuits(args.circuit, log, args.seed, 1).and_then(prove) {
                 return failed_all(e.context("warm-up"));
             }
         }
         batches
             .iter()
             .map(|&b| {
-                let result = circuits(log, args.seed, b).and_then(prove);
+                let result = circuits(args.circuit, log, args.seed, b).and_then(prove);
                 match result {
                     Ok(m) => {
                         eprintln!(

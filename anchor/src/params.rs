@@ -1,5 +1,6 @@
-//! One `.params` file per size, shared by both sides: `DIR/bench-<log>.params`,
-//! found or generated (seeded test setup, bellperson's byte format).
+//! One `.params` file per circuit and size, shared by both sides:
+//! `DIR/<circuit>-<log>.params` (`bench-24.params`, `sha-24.params`), found
+//! or generated (seeded test setup, bellperson's byte format).
 
 use anyhow::{bail, Context, Result};
 use cuzk_groth16::{Parameters, ToxicWaste};
@@ -8,9 +9,39 @@ use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::time::Instant;
 
-/// `DIR/bench-<log>.params`.
-pub fn path_for(dir: &Path, log_size: u32) -> PathBuf {
-    dir.join(format!("bench-{log_size}.params"))
+/// Which circuit both sides prove.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Circuit {
+    /// `BenchCircuit::new`: the SHA-256 chain plus field-arithmetic filler
+    /// that fills the domain exactly.
+    Bench,
+    /// `BenchCircuit::sha_only`: the SHA-256 chain alone (no filler; from
+    /// 2^15).
+    Sha,
+}
+
+impl Circuit {
+    /// Circuit `seed` of `2^log` constraints.
+    pub fn make(self, log: u32, seed: u64) -> Result<BenchCircuit> {
+        match self {
+            Circuit::Bench => BenchCircuit::new(log, seed).context("bench circuit"),
+            Circuit::Sha => BenchCircuit::sha_only(log, seed).context("SHA-256-only circuit"),
+        }
+    }
+
+    /// The parameter file's stem.
+    pub fn name(self) -> &'static str {
+        match self {
+            Circuit::Bench => "bench",
+            Circuit::Sha => "sha",
+        }
+    }
+}
+
+/// `DIR/<circuit>-<log>.params`.
+pub fn path_for(dir: &Path, kind: Circuit, log_size: u32) -> PathBuf {
+    dir.join(format!("{}-{log_size}.params", kind.name()))
 }
 
 /// Returns the parameter file for `circuit` (`2^log_size` constraints),
@@ -19,11 +50,12 @@ pub fn path_for(dir: &Path, log_size: u32) -> PathBuf {
 /// foreign file is a clear error rather than a proof that fails to verify.
 pub fn ensure(
     dir: &Path,
+    kind: Circuit,
     log_size: u32,
     circuit: BenchCircuit,
     setup_seed: u64,
 ) -> Result<PathBuf> {
-    let path = path_for(dir, log_size);
+    let path = path_for(dir, kind, log_size);
     if path.exists() {
         check(&path, log_size, circuit)?;
         eprintln!("params: using {}", path.display());
@@ -80,7 +112,7 @@ fn check(path: &Path, log_size: u32, circuit: BenchCircuit) -> Result<()> {
     let want_h = shape.num_constraints.next_power_of_two() - 1;
     if info.ic != shape.num_inputs || info.h != want_h || info.l != shape.num_aux {
         bail!(
-            "{} does not fit the bench circuit of 2^{} constraints: file has {} inputs, {} H and {} L points, \
+            "{} does not fit the circuit of 2^{} constraints: file has {} inputs, {} H and {} L points, \
              the circuit needs {}, {} and {} (delete the file to regenerate it)",
             path.display(),
             log_size,

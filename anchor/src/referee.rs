@@ -59,7 +59,8 @@ mod tests {
     fn bellperson_accepts_cuzk_proofs_and_rejects_wrong_inputs() {
         let dir = tempfile::tempdir().unwrap();
         let circuit = BenchCircuit::new(10, 7).unwrap();
-        let path = crate::params::ensure(dir.path(), 10, circuit, 3).unwrap();
+        let path = crate::params::ensure(dir.path(), crate::params::Circuit::Bench, 10, circuit, 3)
+            .unwrap();
         let params = cuzk_groth16::Parameters::load(&path, cuzk_groth16::CheckMode::Full).unwrap();
         let mut rng = rand::rngs::StdRng::seed_from_u64(5);
         let out = prove(
@@ -84,10 +85,16 @@ mod tests {
     fn mismatched_params_file_is_an_error() {
         let dir = tempfile::tempdir().unwrap();
         let small = BenchCircuit::new(10, 1).unwrap();
-        let made = crate::params::ensure(dir.path(), 10, small, 0).unwrap();
-        std::fs::rename(&made, crate::params::path_for(dir.path(), 11)).unwrap();
+        let made =
+            crate::params::ensure(dir.path(), crate::params::Circuit::Bench, 10, small, 0).unwrap();
+        std::fs::rename(
+            &made,
+            crate::params::path_for(dir.path(), crate::params::Circuit::Bench, 11),
+        )
+        .unwrap();
         let big = BenchCircuit::new(11, 1).unwrap();
-        let err = crate::params::ensure(dir.path(), 11, big, 0).unwrap_err();
+        let err = crate::params::ensure(dir.path(), crate::params::Circuit::Bench, 11, big, 0)
+            .unwrap_err();
         assert!(format!("{err:#}").contains("does not fit"), "{err:#}");
     }
 }

@@ -100,6 +100,8 @@ pub struct Report<'a> {
     pub version: &'static str,
     /// Sides this binary was built with.
     pub sides_built: Vec<&'static str>,
+    /// The circuit both sides proved.
+    pub circuit: crate::params::Circuit,
     /// Witness seed of the first circuit (circuit i of a batch uses seed + i).
     pub seed: u64,
     /// Seed of the test setup for generated parameter files.

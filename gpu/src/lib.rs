@@ -12,7 +12,8 @@
 //! - [`GpuError`] / [`Result`]: the typed error (CUDA error name and text).
 //! - RAII types: [`Device`] (enumeration, properties, memory), [`Stream`],
 //!   [`Event`] (elapsed time), [`DeviceBuffer`] (alloc, upload, download,
-//!   memset; freed on drop), and [`host`] (page-locked allocation and
+//!   memset; freed on drop), [`BufferPool`] (buffers kept for reuse,
+//!   stream-ordered), and [`host`] (page-locked allocation and
 //!   registration, used by cuzk-pinned-mem).
 //! - [`describe_devices`]: the text `cuzk info` prints.
 //! - [`fault`]: test-only fault injection (feature `fault-injection`).
@@ -35,6 +36,7 @@ pub mod field_sys;
 pub mod field_test;
 pub mod host;
 mod memory;
+mod pool;
 mod stream;
 pub mod sys;
 
@@ -44,6 +46,7 @@ pub use device::{
 };
 pub use error::{GpuError, Result};
 pub use memory::{DeviceBuffer, DeviceCopy};
+pub use pool::BufferPool;
 pub use stream::{Event, Stream};
 
 /// Converts the `cuzk_error` that a shim function returned into a `Result`,

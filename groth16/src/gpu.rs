@@ -237,6 +237,7 @@ impl GpuBackend {
         let params = set;
         let mut slot = self.resident.lock();
         *slot = None; // free the old set before measuring free memory
+        self.ntt.buffers().clear(); // and the old set's H-step buffers
         self.depth.store(1, std::sync::atomic::Ordering::Relaxed);
         self.unpin();
         let need = bases_bytes(params) + working_bytes(params);
@@ -278,13 +279,28 @@ impl GpuBackend {
             };
             self.depth
                 .store(depth, std::sync::atomic::Ordering::Relaxed);
+            self.keep_h_buffers(depth, params);
         } else {
             if !key.has_queries() {
                 return Err(crate::backend::released_error(self.name()));
             }
             self.pin(key);
+            self.keep_h_buffers(1, params);
         }
         Ok(mode)
+    }
+
+    /// Lets the H step keep the buffers of `depth` partitions between
+    /// calls: the working memory the placement reserved for them
+    /// ([`working_bytes`]), so the pool never holds more than the budget
+    /// already counts as used. Keeping them saves an allocation and a
+    /// `cudaFree` (which waits for the whole device, the other partition's
+    /// MSMs included) per buffer and partition.
+    fn keep_h_buffers(&self, depth: usize, params: &Parameters) {
+        let bytes = (depth as u64).saturating_mul(working_bytes(params));
+        self.ntt
+            .buffers()
+            .set_limit(usize::try_from(bytes).unwrap_or(usize::MAX));
     }
 
     /// The set preloaded as resident, if any.
@@ -333,6 +349,7 @@ impl GpuBackend {
     /// queries of a transient set.
     pub fn unload(&self) {
         *self.resident.lock() = None;
+        self.ntt.buffers().clear();
         self.depth.store(1, std::sync::atomic::Ordering::Relaxed);
         self.unpin();
     }
@@ -386,9 +403,12 @@ impl GpuBackend {
         let d = Arc::new(d);
         *slot = Some(Arc::clone(&d));
         let depth = self.depth.load(std::sync::atomic::Ordering::Relaxed);
-        let free = self.mem_info().map_or(0, |(free, _)| free);
+        // Buffers the H step keeps are working memory, free for this.
+        let free =
+            self.mem_info().map_or(0, |(free, _)| free) + self.ntt.buffers().held_bytes() as u64;
         if depth > 1 && free < depth as u64 * working_bytes(params) {
             self.depth.store(1, std::sync::atomic::Ordering::Relaxed);
+            self.keep_h_buffers(1, params);
         }
         Ok(d)
     }
@@ -405,18 +425,19 @@ impl GpuBackend {
         pa: &ProvingAssignment,
         times: &mut Timings,
     ) -> Result<cuzk_gpu::DeviceBuffer<cuzk_field::Fr>> {
-        use cuzk_gpu::{DeviceBuffer, Event};
+        use cuzk_gpu::Event;
         let dev = self.device_r1cs(rec, params, times)?;
         let n = params.domain_size();
-        let alloc = |len: usize| DeviceBuffer::alloc(&self.device, len).map_err(gpu_err);
-        let mut inputs = alloc(pa.input_assignment.len())?;
-        let mut aux = alloc(pa.aux_assignment.len())?;
-        let (mut a, mut b, mut c) = (alloc(n)?, alloc(n)?, alloc(n)?);
+        let s = &self.stream;
+        let pool = self.ntt.buffers();
+        let take = |len: usize| pool.take(len, s).map_err(gpu_err);
+        let mut inputs = take(pa.input_assignment.len())?;
+        let mut aux = take(pa.aux_assignment.len())?;
+        let (mut a, mut b, mut c) = (take(n)?, take(n)?, take(n)?);
         let ev = (0..4)
             .map(|_| Event::new(&self.device))
             .collect::<std::result::Result<Vec<_>, _>>()
             .map_err(gpu_err)?;
-        let s = &self.stream;
         let t = std::time::Instant::now();
         ev[0].record(s).map_err(gpu_err)?;
         self.ntt
@@ -443,8 +464,9 @@ impl GpuBackend {
         times.add("upload_z", up);
         times.add("spmv", spmv.min(wall.saturating_sub(up)));
         times.add("ntt_h", wall.saturating_sub(up + spmv));
-        // inputs, aux, b and c are freed here (cudaFree waits for the
-        // kernels that read them).
+        for buf in [inputs, aux, b, c] {
+            pool.put(buf, s);
+        }
         Ok(a)
     }
 }
@@ -627,9 +649,12 @@ impl Backend for GpuBackend {
             if let Some(d) = &pa.deferred {
                 let coeffs = self.h_from_record(&d.0, params, &pa, &mut h_times)?;
                 let _g = self.device_lock.lock();
-                return h_times.time("msm_h", || {
+                let h = h_times.time("msm_h", || {
                     bases.h.msm_device_prefix(0, &coeffs, n_h).map_err(msm_err)
                 });
+                // The MSM has finished with it (it waits for its result).
+                self.ntt.buffers().put(coeffs, &self.stream);
+                return h;
             }
             let _pins = (!self.ntt.h_upload_staged()).then(|| {
                 h_times.time("register", || {
@@ -651,9 +676,11 @@ impl Backend for GpuBackend {
             h_times.add("upload_abc", prof.upload.min(wall));
             h_times.add("ntt_h", wall.saturating_sub(prof.upload));
             let _g = self.device_lock.lock();
-            h_times.time("msm_h", || {
+            let h = h_times.time("msm_h", || {
                 bases.h.msm_device_prefix(0, &coeffs, n_h).map_err(msm_err)
-            })
+            });
+            self.ntt.buffers().put(coeffs, &self.stream);
+            h
         };
         let (splits, h) = std::thread::scope(|sc| {
             let h = sc.spawn(h_path);

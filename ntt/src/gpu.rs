@@ -18,7 +18,7 @@ use crate::ffi::device;
 use crate::twin::{self, HPlan, Kind, Order, Step, PW_MUL, PW_SUB_MUL};
 use crate::{NttError, MAX_LOG_SIZE};
 use cuzk_field::{Field, Fr, PrimeField};
-use cuzk_gpu::{Device, DeviceBuffer, Event, Stream};
+use cuzk_gpu::{BufferPool, Device, DeviceBuffer, Event, Stream};
 use cuzk_pinned_mem::Stager;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
@@ -47,6 +47,9 @@ pub struct GpuNtt {
     scales: Mutex<HashMap<ScaleKey, Arc<DeviceBuffer<Fr>>>>,
     /// The H step's staged uploads, made on first use ([`Staging`]).
     staging: OnceLock<Option<Mutex<Staging>>>,
+    /// The H step's n-element buffers, kept between calls up to the limit
+    /// the prover sets ([`GpuNtt::buffers`]).
+    pool: BufferPool<Fr>,
 }
 
 /// Pinned chunks in the H step's upload ring: 4 × 16 MiB. Measured on the
@@ -132,6 +135,7 @@ impl GpuNtt {
             tw,
             scales: Mutex::new(HashMap::new()),
             staging: OnceLock::new(),
+            pool: BufferPool::new(device),
         });
         map.insert(device.ordinal(), c.clone());
         Ok(c)
@@ -140,6 +144,15 @@ impl GpuNtt {
     /// The device.
     pub fn device(&self) -> Device {
         self.device
+    }
+
+    /// Where the H step takes its device buffers from and puts its scratch
+    /// back. Its limit starts at 0 (every buffer freed after use); the
+    /// prover that owns the device's memory budget raises it, and gives
+    /// back the buffer [`GpuNtt::h_step`] returns once done with it
+    /// ([`BufferPool::put`]).
+    pub fn buffers(&self) -> &BufferPool<Fr> {
+        &self.pool
     }
 
     fn scale(&self, stream: &Stream, s: Fr, k: Fr) -> Result<Arc<DeviceBuffer<Fr>>, NttError> {
@@ -415,8 +428,8 @@ impl GpuNtt {
             return self.h_step_staged(stream, &mut st, [a, b, c], n, &plan, &mark);
         }
 
-        let mut x = DeviceBuffer::<Fr>::alloc(&self.device, n).map_err(gpu)?;
-        let mut y = DeviceBuffer::<Fr>::alloc(&self.device, n).map_err(gpu)?;
+        let mut x = self.pool.take(n, stream).map_err(gpu)?;
+        let mut y = self.pool.take(n, stream).map_err(gpu)?;
         mark(0, stream)?;
         device::upload_padded(stream, &mut x, a)?;
         device::upload_padded(stream, &mut y, b)?;
@@ -439,7 +452,7 @@ impl GpuNtt {
             self.step(stream, &mut x, s)?;
         }
         mark(4, stream)?;
-        // y is dropped here; cudaFree waits for the kernels that read it.
+        self.pool.put(y, stream);
         Ok(x)
     }
 
@@ -457,11 +470,13 @@ impl GpuNtt {
         plan: &HPlan,
         mark: &dyn Fn(usize, &Stream) -> Result<(), NttError>,
     ) -> Result<DeviceBuffer<Fr>, NttError> {
+        // The copy stream writes them first, so it is the one that waits
+        // for their previous users.
+        let copy = &st.copy;
         let mut bufs = (0..3)
-            .map(|_| DeviceBuffer::<Fr>::alloc(&self.device, n))
+            .map(|_| self.pool.take(n, copy))
             .collect::<Result<Vec<_>, _>>()
             .map_err(gpu)?;
-        let copy = &st.copy;
         mark(0, copy)?;
         for (i, v) in [a, b, c].into_iter().enumerate() {
             let buf = &mut bufs[i];
@@ -486,16 +501,17 @@ impl GpuNtt {
             }
         }
         let z = bufs.pop().expect("three buffers");
-        drop(bufs.pop());
+        let y = bufs.pop().expect("three buffers");
+        self.pool.put(y, stream);
         let mut x = bufs.pop().expect("three buffers");
         device::pointwise(stream, PW_SUB_MUL, &mut x, Some(&z), plan.z_inv)?;
         for s in &plan.back {
             self.step(stream, &mut x, s)?;
         }
         mark(4, stream)?;
-        // z (and y, above) are freed here; cudaFree waits for the kernels
-        // that read them. The ring's slots are guarded by their own events.
-        drop(z);
+        // Back to the pool after the kernels that read them (stream order);
+        // the ring's slots are guarded by their own events.
+        self.pool.put(z, stream);
         Ok(x)
     }
 }

@@ -71,6 +71,7 @@ pub(crate) fn run(
     anchor: bool,
     extras: bool,
     tests: &[String],
+    benches: &[String],
 ) -> Result<()> {
     let root = crate::workspace_root();
     let out = out.unwrap_or_else(|| root.join("gpu-bundle"));
@@ -99,7 +100,7 @@ pub(crate) fn run(
     let features: Vec<String> = gpu_pkgs.iter().map(|p| format!("{p}/cuda")).collect();
 
     let mut exes = Vec::new();
-    let kinds: &[(&str, &str)] = if tests.is_empty() {
+    let kinds: &[(&str, &str)] = if tests.is_empty() || !benches.is_empty() {
         &[("test", "tests"), ("bench", "benches")]
     } else {
         &[("test", "tests")]
@@ -112,6 +113,12 @@ pub(crate) fn run(
         cmd.current_dir(&root).arg(sub).arg("--no-run");
         if sub == "test" {
             cmd.arg("--release");
+        } else {
+            // Build only the named benches (criterion's CPU benches take
+            // minutes and are not wanted on the device).
+            for b in benches {
+                cmd.arg("--bench").arg(b);
+            }
         }
         for p in &gpu_pkgs {
             cmd.arg("-p").arg(p);
@@ -130,6 +137,7 @@ pub(crate) fn run(
                 tests.is_empty() || tests.contains(&e.target)
             } else {
                 e.target_kinds.iter().any(|k| k == "bench")
+                    && (benches.is_empty() || benches.contains(&e.target))
             }
         })?);
     }

@@ -69,10 +69,14 @@ enum Task {
         #[arg(long)]
         no_extras: bool,
         /// Only these test targets, e.g. `--test gpu` (default: every test
-        /// target and every bench). With it, no benches: how a bundle with
-        /// `--anchor` stays under the 64 MiB carry limit.
+        /// target and every bench). With it, only the benches named by
+        /// `--bench`: how a bundle with `--anchor` stays under the 64 MiB
+        /// carry limit.
         #[arg(long = "test")]
         tests: Vec<String>,
+        /// With `--test`: also these bench targets, e.g. `--bench gpu_msm`.
+        #[arg(long = "bench", requires = "tests")]
+        benches: Vec<String>,
     },
     /// Filecoin end to end: seal a test sector, C2 through cuzk, `verify_seal` (params cached once per machine).
     E2ePorep {
@@ -134,7 +138,10 @@ fn main() -> anyhow::Result<()> {
             anchor,
             no_extras,
             tests,
-        } => gpu_bundle::run(out, !no_strip, &packages, anchor, !no_extras, &tests),
+            benches,
+        } => gpu_bundle::run(
+            out, !no_strip, &packages, anchor, !no_extras, &tests, &benches,
+        ),
         Task::Fuzz {
             target,
             seconds,

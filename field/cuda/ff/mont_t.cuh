@@ -134,9 +134,16 @@ struct mont_t {
         return r;
     }
     CUZK_HD CUZK_INLINE mont_t &operator*=(const mont_t &b) { return *this = *this * b; }
-    // Squaring shares the multiplier for now (a dedicated squaring that
-    // computes each cross product once is a later optimisation).
-    CUZK_HD CUZK_INLINE mont_t sqr() const { return *this * *this; }
+    // Dedicated squaring (sqr_portable): each cross product once, doubled,
+    // plus the diagonal, then a separate Montgomery reduction — N(N−1)/2 +
+    // N + N² wide products instead of 2N² (222 against 288 for Fp, 0.77).
+    // Every curve formula's squarings (2 of the 10 products of a G1 mixed
+    // add) take it, on the device and the host twin alike.
+    CUZK_HD CUZK_MUL_ATTR mont_t sqr() const {
+        mont_t r;
+        sqr_portable(r.v, v);
+        return r;
+    }
 
     // The portable twin of mul_ptx: the same CIOS rounds with 64-bit
     // products. Public so tests can compare both paths where PTX exists.
@@ -164,6 +171,60 @@ struct mont_t {
         }
         // t < 2p < R, so t[N] is 0 here.
         CUZK_UNROLL for (int i = 0; i < N; i++) r[i] = t[i];
+        reduce_once(r);
+    }
+
+    // r = a² in Montgomery form, by separated operand scanning: the 2N-limb
+    // square w (cross products a_i·a_j, i < j, once each, then doubled, then
+    // the squares a_i² added), then N reduction rounds, each adding m·p at
+    // limb i so that limb i cancels. a < p < R/2 keeps the cross sum below
+    // R²/8 (so doubling it cannot overflow) and w + Σ m·p < R²/4 + R·p < R²;
+    // the result (w + Σ m·p)/R < 2p, so one final subtraction suffices.
+    CUZK_HD static void sqr_portable(uint32_t (&r)[N], const uint32_t (&a)[N]) {
+        uint32_t w[2 * N];
+        CUZK_UNROLL for (int i = 0; i < 2 * N; i++) w[i] = 0;
+        // Row i adds a_i·a_j (j > i) at limbs 2i+1 … i+N−1 and its carry at
+        // limb i+N, which no earlier row reached.
+        CUZK_UNROLL for (int i = 0; i < N - 1; i++) {
+            uint64_t c = 0;
+            CUZK_UNROLL for (int j = i + 1; j < N; j++) {
+                c += (uint64_t)a[i] * a[j] + w[i + j];
+                w[i + j] = (uint32_t)c;
+                c >>= 32;
+            }
+            w[i + N] = (uint32_t)c;
+        }
+        // Double (the top bit of w is 0: the cross sum is < R²/2).
+        CUZK_UNROLL for (int i = 2 * N - 1; i > 0; i--) w[i] = (w[i] << 1) | (w[i - 1] >> 31);
+        w[0] <<= 1;
+        // Add the diagonal a_i² at limbs 2i, 2i+1.
+        uint64_t c = 0;
+        CUZK_UNROLL for (int i = 0; i < N; i++) {
+            uint64_t sq = (uint64_t)a[i] * a[i];
+            c += (uint64_t)w[2 * i] + (uint32_t)sq;
+            w[2 * i] = (uint32_t)c;
+            c >>= 32;
+            c += (uint64_t)w[2 * i + 1] + (uint32_t)(sq >> 32);
+            w[2 * i + 1] = (uint32_t)c;
+            c >>= 32;
+        }
+        // Reduction: round i cancels limb i; its carry goes to limb i+N
+        // together with the previous round's carry out of that limb.
+        uint32_t hi = 0;
+        CUZK_UNROLL for (int i = 0; i < N; i++) {
+            const uint32_t m = w[i] * P::m0;
+            uint64_t cc = 0;
+            CUZK_UNROLL for (int j = 0; j < N; j++) {
+                cc += (uint64_t)m * P::mod(j) + w[i + j];
+                w[i + j] = (uint32_t)cc;
+                cc >>= 32;
+            }
+            uint64_t s = (uint64_t)w[i + N] + cc + hi;
+            w[i + N] = (uint32_t)s;
+            hi = (uint32_t)(s >> 32);
+        }
+        // (w + Σ m·p)/R < 2p < R: hi is 0 here.
+        CUZK_UNROLL for (int i = 0; i < N; i++) r[i] = w[i + N];
         reduce_once(r);
     }
 

@@ -184,6 +184,29 @@ impl BenchCircuit {
         })
     }
 
+    /// The same circuit without the filler: as many SHA-256 compressions
+    /// as fit in `2^log_domain` constraints and nothing after them, so every
+    /// aux value but the start and fold values is a bit and the domain is
+    /// not full (`log_domain` ≥ 15). Used where the filler's field
+    /// arithmetic must be ruled out (the supraseal-c2 comparison).
+    pub fn sha_only(log_domain: u32, seed: u64) -> Result<Self, BenchError> {
+        let full = Self::new(log_domain, seed)?;
+        if full.layout.compressions == 0 {
+            return Err(BenchError::TooSmall {
+                requested: full.total,
+                minimum: SHA_THRESHOLD,
+            });
+        }
+        Ok(Self {
+            seed,
+            total: full.total - full.layout.filler,
+            layout: BenchLayout {
+                compressions: full.layout.compressions,
+                filler: 0,
+            },
+        })
+    }
+
     /// The seed.
     pub fn seed(&self) -> u64 {
         self.seed
@@ -425,6 +448,20 @@ mod tests {
                 "{c} compressions"
             );
         }
+    }
+
+    #[test]
+    fn sha_only_has_no_filler_and_the_same_domain() {
+        for k in [15, 16, 18] {
+            let full = BenchCircuit::new(k, 3).unwrap();
+            let sha = BenchCircuit::sha_only(k, 3).unwrap();
+            assert_eq!(sha.layout().filler, 0);
+            assert_eq!(sha.layout().compressions, full.layout().compressions);
+            assert_eq!(count_shape(sha).unwrap(), sha.expected_shape(), "k={k}");
+            let n = sha.expected_constraints();
+            assert!(n <= 1 << k && n > 1 << (k - 1), "k={k}: {n}");
+        }
+        assert!(BenchCircuit::sha_only(14, 0).is_err());
     }
 
     #[test]
