@@ -34,12 +34,8 @@ struct Inner<T: DeviceCopy> {
 
 impl<T: DeviceCopy> Inner<T> {
     fn held(&self) -> usize {
-        self.free.iter().map(|(b, _)| bytes(b)).sum()
+        self.free.iter().map(|(b, _)| b.bytes()).sum()
     }
-}
-
-fn bytes<T: DeviceCopy>(b: &DeviceBuffer<T>) -> usize {
-    b.len() * std::mem::size_of::<T>()
 }
 
 impl<T: DeviceCopy> BufferPool<T> {
@@ -112,7 +108,7 @@ impl<T: DeviceCopy> BufferPool<T> {
     /// take the pool past its limit (held buffers of other lengths are
     /// freed first, oldest first), or when the event cannot be recorded.
     pub fn put(&self, buf: DeviceBuffer<T>, after: &Stream) {
-        let b = bytes(&buf);
+        let b = buf.bytes();
         let mut g = self.lock();
         if b > g.limit {
             return;

@@ -5,7 +5,8 @@
 //!   tests below exercise memory, streams and events for real.
 
 use cuzk_gpu::{
-    describe_devices, device_count, try_device_count, Device, DeviceBuffer, Event, GpuError, Stream,
+    describe_devices, device_count, try_device_count, BufferPool, Device, DeviceBuffer, Event,
+    GpuError, Stream,
 };
 use rand_chacha::ChaCha8Rng;
 use rand_core::{RngCore, SeedableRng};
@@ -124,4 +125,65 @@ fn gpu_events_time_and_props_are_sane() {
     // an absurd allocation fails with a CUDA error, not a crash
     let err = DeviceBuffer::<u8>::alloc(&dev, usize::MAX / 2).unwrap_err();
     assert!(matches!(err, GpuError::Cuda { .. }), "{err:?}");
+}
+
+#[test]
+#[ignore = "needs an NVIDIA GPU (gpu-bundle/run.sh)"]
+fn gpu_pool_reuses_by_length_within_its_limit_in_stream_order() {
+    let dev = Device::new(0).unwrap();
+    let (s1, s2) = (Stream::new(&dev).unwrap(), Stream::new(&dev).unwrap());
+    let pool = BufferPool::<u64>::new(&dev);
+    const N: usize = 1 << 24; // 128 MiB: the memset below takes a while
+    let bytes = N * 8;
+
+    // Limit 0 (the default): nothing is kept.
+    let b = pool.take(N, &s1).unwrap();
+    pool.put(b, &s1);
+    assert_eq!(pool.held_bytes(), 0);
+
+    // A returned buffer comes back for the same length, on another
+    // stream, after the first stream's work on it (no host sync between).
+    pool.set_limit(2 * bytes);
+    let mut a = pool.take(N, &s1).unwrap();
+    let ptr = a.as_ptr();
+    a.memset(&s1, 0x5A).unwrap();
+    pool.put(a, &s1);
+    assert_eq!(pool.held_bytes(), bytes);
+    let a = pool.take(N, &s2).unwrap();
+    assert_eq!(a.as_ptr(), ptr, "the same allocation");
+    assert_eq!(pool.held_bytes(), 0);
+    assert!(a
+        .to_vec(&s2)
+        .unwrap()
+        .iter()
+        .all(|&x| x == 0x5A5A_5A5A_5A5A_5A5A));
+
+    // Another length is another allocation.
+    let c = pool.take(N / 2, &s2).unwrap();
+    assert_ne!(c.as_ptr(), ptr);
+    pool.put(a, &s2);
+    pool.put(c, &s2);
+    assert_eq!(pool.held_bytes(), bytes + bytes / 2);
+
+    // Past the limit, buffers of other lengths go first: a second N
+    // buffer evicts the N/2 one and is kept.
+    let d = DeviceBuffer::<u64>::alloc(&dev, N).unwrap();
+    pool.put(d, &s1);
+    assert_eq!(pool.held_bytes(), 2 * bytes);
+    // A third N buffer does not fit and is freed.
+    let e = DeviceBuffer::<u64>::alloc(&dev, N).unwrap();
+    pool.put(e, &s1);
+    assert_eq!(pool.held_bytes(), 2 * bytes);
+    // Lowering the limit frees the oldest; clear frees all.
+    pool.set_limit(bytes);
+    assert_eq!(pool.held_bytes(), bytes);
+    let (free_before, _) = dev.mem_info().unwrap();
+    pool.clear();
+    assert_eq!(pool.held_bytes(), 0);
+    let (free_after, _) = dev.mem_info().unwrap();
+    assert!(free_after >= free_before + bytes as u64 - (2 << 20));
+    // After clear the limit is 0 again.
+    let f = pool.take(N, &s1).unwrap();
+    pool.put(f, &s1);
+    assert_eq!(pool.held_bytes(), 0);
 }

@@ -15,17 +15,12 @@
 //     digits in [−(2^(c−1)−1), 2^(c−1)], stored as |d| | sign<<31 (0 = none).
 //  2. sort (counting sort per window): histogram of buckets (atomic adds),
 //     exclusive scan → bucket offsets, scatter of (point | sign) entries.
-//  3. accumulate: "levels". Level 0 cuts the sorted entries into chunks of
-//     L0, one thread each, whatever the bucket boundaries: a thread sums its
-//     chunk with mixed XYZZ additions and writes one partial per bucket the
-//     chunk meets. Every thread does L0 additions, so no lane of a warp
-//     waits for a longer bucket (cutting per bucket instead left a third
-//     of the lanes idle at 2^27, where buckets average 64 entries with a
-//     Poisson spread). Each further level sums L1 consecutive partials of a
-//     bucket, until every bucket has ≤ 1 partial. The number of levels
-//     depends on n only (a bucket holds ≤ n entries), so no host read-back
-//     is needed, and skewed inputs (all scalars equal) never serialise on
-//     one thread.
+//  3. accumulate: "levels". Level 0 sums each bucket's entries in segments
+//     of L0 with mixed XYZZ additions; each further level sums L1
+//     consecutive partials of a bucket, until every bucket has ≤ 1 partial.
+//     The number of levels depends on n only (a bucket holds ≤ n entries),
+//     so no host read-back is needed, and skewed inputs (all scalars equal)
+//     never serialise on one thread.
 //  4. reduce: per window Σ_t (t+1)·bucket_t, recursively over chunks of 16
 //     buckets (one thread per chunk at every level; see red_chunk_op).
 //  5. the W window sums go back to the caller, who combines them by
@@ -43,10 +38,14 @@ namespace cuzk {
 namespace msm {
 
 constexpr uint32_t kSign = 0x80000000u;
-// Entries per thread in level 0 (mixed adds of bases, a chunk of the sorted
-// entries across bucket boundaries) and partials per thread in later levels
-// (general adds). At 64, a 2^27 G1 MSM at c = 22 (~64 entries per bucket)
-// leaves about two partials per bucket for level 1.
+// Entries per thread in level 0 (mixed adds of bases, a segment of one
+// bucket) and later levels (general adds of partials). At the windows
+// `window_for` picks (c = 16 at 2^24, 20 at 2^27) a bucket averages 512 and
+// 256 entries, so all but its last segment are full. Equal chunks of 64
+// sorted entries across bucket boundaries (every thread the same work, one
+// partial per bucket a chunk meets) measured slower on the H200: G1 2^24
+// 292–294 against 267–269 ms, 2^20 equal (2026-12-02, docs/GPU.md §8):
+// the per-entry boundary test costs more than the balance gains.
 constexpr uint32_t kL0 = 64;
 constexpr uint32_t kL1 = 16;
 // Bitmap words per thread in the bitmap sum (256 bases).
@@ -68,10 +67,9 @@ CUZK_HD inline plan_t make_plan(uint32_t n, uint32_t c) {
     return p;
 }
 
-// Number of accumulation levels for n points: a bucket holds ≤ n entries,
-// which meet at most ⌈n/L0⌉ + 1 level-0 chunks.
+// Number of accumulation levels for n points (each bucket holds ≤ n entries).
 CUZK_HD inline uint32_t level_count(uint64_t n) {
-    uint64_t cnt = (n + kL0 - 1) / kL0 + 1;
+    uint64_t cnt = (n + kL0 - 1) / kL0;
     uint32_t levels = 1;
     while (cnt > 1) {
         cnt = (cnt + kL1 - 1) / kL1;
@@ -236,55 +234,33 @@ CUZK_HD inline uint32_t find_bucket(const uint32_t *off, uint32_t B, uint32_t t)
     return lo;
 }
 
-// Level-0 partials of bucket b: one per chunk of kL0 sorted entries that
-// its range [off0[b], off0[b+1]) meets.
-struct chunk_count_op {
-    const uint32_t *off0;
-    uint32_t *cnt;
-    CUZK_HD void operator()(size_t b) const {
-        const uint32_t lo = off0[b], hi = off0[b + 1];
-        cnt[b] = hi > lo ? (hi - 1) / kL0 - lo / kL0 + 1 : 0;
-    }
-};
-
-// Level 0, chunk k = sorted entries [k·L0, (k+1)·L0): Σ ±base per bucket
-// the chunk meets, written as that bucket's partial number
-// k − ⌊off0[b]/L0⌋ (its chunks are numbered from the first one it meets).
+// Level 0: item t of bucket b = Σ ±base over its segment of sorted entries.
 template <class F>
 struct level0_op {
     const affine_t<F> *bases;
-    const uint32_t *idx;   // optional gather: entry point i ↦ bases[idx[i]]
+    const uint32_t *idx;  // optional gather: entry point i ↦ bases[idx[i]]
     const uint32_t *sorted;
-    const uint32_t *off0;  // entry offsets per bucket, [B + 1]
-    const uint32_t *off;   // partial offsets per bucket (chunk_count_op, scanned)
+    const uint32_t *off_in;
+    const uint32_t *off_out;
     xyzz_t<F> *items;
     uint32_t B;
-    CUZK_HD void operator()(size_t kk) const {
-        const uint32_t total = off0[B];
-        const uint64_t begin64 = (uint64_t)kk * kL0;
-        if (begin64 >= total) return;
-        const uint32_t k = (uint32_t)kk, begin = (uint32_t)begin64;
-        const uint32_t end = total - begin > kL0 ? begin + kL0 : total;
-        uint32_t b = find_bucket(off0, B, begin);
-        uint32_t next = off0[b + 1];
+    CUZK_HD void operator()(size_t tt) const {
+        uint32_t t = (uint32_t)tt;
+        if (t >= off_out[B]) return;
+        uint32_t b = find_bucket(off_out, B, t);
+        uint32_t k = t - off_out[b];
+        uint32_t begin = off_in[b] + k * kL0;
+        uint32_t end = off_in[b + 1];
+        if (end - begin > kL0) end = begin + kL0;
         xyzz_t<F> acc = xyzz_t<F>::inf();
         for (uint32_t e = begin; e < end; e++) {
-            if (e == next) {
-                // Bucket b ends inside the chunk: emit, move to the bucket
-                // holding e (usually b + 1; a search past empty ones).
-                items[off[b] + k - off0[b] / kL0] = acc;
-                acc = xyzz_t<F>::inf();
-                b++;
-                if (off0[b + 1] <= e) b = find_bucket(off0, B, e);
-                next = off0[b + 1];
-            }
             uint32_t v = sorted[e];
             uint32_t i = v & ~kSign;
             affine_t<F> q = bases[idx ? idx[i] : i];
             if (v & kSign) q = -q;
             acc = acc.add(q);
         }
-        items[off[b] + k - off0[b] / kL0] = acc;
+        items[t] = acc;
     }
 };
 
@@ -563,17 +539,14 @@ void msm_run(Exec &ex, const affine_t<F> *bases, const uint32_t *idx, const fr_t
     ex.for_each(entries, scatter_op{digits->p, off0->p, counts->p, sorted->p, p});
     digits.reset();
 
-    // 3: level 0 (mixed adds of bases, one chunk of kL0 entries per
-    // thread), then levels of partials. Σ_b partials ≤ chunks + B (a
-    // chunk's partials beyond its first start a bucket) and ≤ entries.
-    ex.for_each(B, chunk_count_op{off0->p, counts->p});
+    // 3: level 0 (mixed adds of bases), then levels of partials
+    ex.for_each(B, seg_count_op{off0->p, counts->p, kL0});
     auto off = make_buf<uint32_t>(ex, (size_t)B + 1);
     ex.scan(counts->p, off->p, B);
-    const uint64_t chunks = (entries + kL0 - 1) / kL0;
-    uint64_t bound = chunks + B;
+    uint64_t bound = (entries + kL0 - 1) / kL0 + B;
     if (bound > entries) bound = entries;
     auto items = make_buf<xyzz_t<F>>(ex, bound);
-    ex.for_each(chunks, level0_op<F>{bases, idx, sorted->p, off0->p, off->p, items->p, B});
+    ex.for_each(bound, level0_op<F>{bases, idx, sorted->p, off0->p, off->p, items->p, B});
     sorted.reset();
     off0.reset();
     counts.reset();
