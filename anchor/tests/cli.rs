@@ -78,3 +78,24 @@ fn sides_not_built_are_named() {
         "{e}"
     );
 }
+
+#[test]
+fn sha_circuit_below_its_chain_size_is_an_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path().to_str().unwrap();
+    let o = anchor(&[
+        "--circuit",
+        "sha",
+        "--sizes",
+        "14",
+        "--params-dir",
+        d,
+        "--setup-only",
+    ]);
+    assert!(!o.status.success());
+    let e = stderr(&o);
+    assert!(e.contains("SHA-256-only circuit"), "{e}");
+    assert!(!dir.path().join("sha-14.params").exists());
+    let o = anchor(&["--circuit", "poseidon", "--sizes", "16", "--params-dir", d]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+}
