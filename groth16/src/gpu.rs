@@ -639,46 +639,44 @@ impl Backend for GpuBackend {
         // never steals.
         let mut h_times = Timings::default();
         let h_path = || -> Result<G1Projective> {
-            // Page-lock a, b, c where they are (outside the device lock,
-            // so it overlaps another partition's kernels): copies then
-            // run at ~55 GB/s instead of ~8 (docs/GPU.md §8). Failure
-            // (no permission, memory limits) just means pageable copies.
-            // Only for the direct upload path: the staged H step copies
-            // through its own pinned ring while the transforms run,
-            // which beats registering (~14 GB/s) then copying.
-            if let Some(d) = &pa.deferred {
-                let coeffs = self.h_from_record(&d.0, params, &pa, &mut h_times)?;
-                let _g = self.device_lock.lock();
-                let h = h_times.time("msm_h", || {
-                    bases.h.msm_device_prefix(0, &coeffs, n_h).map_err(msm_err)
+            let coeffs = if let Some(d) = &pa.deferred {
+                self.h_from_record(&d.0, params, &pa, &mut h_times)?
+            } else {
+                // Page-lock a, b, c where they are (outside the device
+                // lock, so it overlaps another partition's kernels):
+                // copies then run at ~55 GB/s instead of ~8 (docs/GPU.md
+                // §8). Failure (no permission, memory limits) just means
+                // pageable copies. Only for the direct upload path: the
+                // staged H step copies through its own pinned ring while
+                // the transforms run, which beats registering (~14 GB/s)
+                // then copying.
+                let _pins = (!self.ntt.h_upload_staged()).then(|| {
+                    h_times.time("register", || {
+                        [&pa.a, &pa.b, &pa.c]
+                            .map(|v| cuzk_pinned_mem::Registered::new_read_only(v).ok())
+                    })
                 });
-                // The MSM has finished with it (it waits for its result).
-                self.ntt.buffers().put(coeffs, &self.stream);
-                return h;
-            }
-            let _pins = (!self.ntt.h_upload_staged()).then(|| {
-                h_times.time("register", || {
-                    [&pa.a, &pa.b, &pa.c]
-                        .map(|v| cuzk_pinned_mem::Registered::new_read_only(v).ok())
-                })
-            });
-            // No device lock for the H step: its CPU staging and its
-            // transforms overlap another partition's MSMs (GpuNtt
-            // serialises staged H steps; direct ones share one stream).
-            // Wall time, split by the device's own account of the
-            // uploads (CUDA events), so the stages still add up.
-            let t = std::time::Instant::now();
-            let (coeffs, prof) = self
-                .ntt
-                .h_step_profiled(&self.stream, &pa.a, &pa.b, &pa.c)
-                .map_err(ntt_err)?;
-            let wall = t.elapsed();
-            h_times.add("upload_abc", prof.upload.min(wall));
-            h_times.add("ntt_h", wall.saturating_sub(prof.upload));
+                // No device lock for the H step: its CPU staging and its
+                // transforms overlap another partition's MSMs (GpuNtt
+                // serialises staged H steps; direct ones share one stream).
+                // Wall time, split by the device's own account of the
+                // uploads (CUDA events), so the stages still add up.
+                let t = std::time::Instant::now();
+                let (coeffs, prof) = self
+                    .ntt
+                    .h_step_profiled(&self.stream, &pa.a, &pa.b, &pa.c)
+                    .map_err(ntt_err)?;
+                let wall = t.elapsed();
+                h_times.add("upload_abc", prof.upload.min(wall));
+                h_times.add("ntt_h", wall.saturating_sub(prof.upload));
+                coeffs
+            };
             let _g = self.device_lock.lock();
             let h = h_times.time("msm_h", || {
                 bases.h.msm_device_prefix(0, &coeffs, n_h).map_err(msm_err)
             });
+            // The MSM has finished with the coefficients (it waits for its
+            // result): back to the H step's pool.
             self.ntt.buffers().put(coeffs, &self.stream);
             h
         };
