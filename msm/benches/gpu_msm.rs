@@ -20,7 +20,8 @@
 //! Median of 3 runs after a warm-up (1 run at 2^27 and G2 2^25).
 //! Needs a GPU; otherwise prints why and exits 0. CSV to CUZK_BENCH_OUT.
 //! CUZK_MSM_BENCH_QUICK=1 stops at 2^24 (G1) and 2^20 (G2);
-//! CUZK_MSM_BENCH_FOCUS=1 runs G1 2^20 and 2^24 only (launch variants).
+//! CUZK_MSM_BENCH_FOCUS=1 runs G1 2^20 and 2^24 only (launch variants);
+//! CUZK_MSM_BENCH_LOGS="24,27;24" runs G1 2^24 and 2^27, G2 2^24 only.
 
 #[path = "../tests/gpu_common/mod.rs"]
 mod gpu_common;
@@ -62,10 +63,22 @@ struct Row {
     window: u32,
     ms: f64,
     floor_ms: f64,
+    /// The same additions with batch-affine bucket accumulation.
+    affine_floor_ms: f64,
 }
 
 fn msm_floor<C: GpuPoint>(m: &Machine, n: usize, c: u32) -> f64 {
-    let (madd, add) = mults::<C>();
+    msm_floor_with::<C>(m, n, c, mults::<C>().0)
+}
+
+/// The floor when the bucket additions are affine with simultaneous
+/// inversion (msm_rounds.cuh): 5M + 1S per add (G1 6 Fp products, G2 17).
+fn msm_floor_affine<C: GpuPoint>(m: &Machine, n: usize, c: u32) -> f64 {
+    msm_floor_with::<C>(m, n, c, if C::GPU_CURVE == 0 { 6.0 } else { 17.0 })
+}
+
+fn msm_floor_with<C: GpuPoint>(m: &Machine, n: usize, c: u32, madd: f64) -> f64 {
+    let add = mults::<C>().1;
     let w = windows(c) as f64;
     let nb = (1u64 << (c - 1)) as f64;
     let adds = n as f64 * w * (1.0 - 1.0 / (2.0 * nb));
@@ -124,12 +137,14 @@ fn curve_msms<C: GpuPoint>(
         assert!(same::<C>(got, want), "{} 2^{log} wrong", C::NAME);
         drop(ds);
         let floor = msm_floor::<C>(m, n, c);
+        let affine = msm_floor_affine::<C>(m, n, c);
         rows.push(Row {
             what: format!("{} msm, device scalars", C::NAME),
             n,
             window: c,
             ms,
             floor_ms: floor,
+            affine_floor_ms: affine,
         });
         let (ms, got) = time(runs, || g.msm(0, &scalars[..n]).expect("msm"));
         assert!(
@@ -143,6 +158,7 @@ fn curve_msms<C: GpuPoint>(
             window: c,
             ms,
             floor_ms: floor,
+            affine_floor_ms: affine,
         });
         print_row(rows.last().unwrap());
     }
@@ -169,6 +185,7 @@ fn sweep(g: &GpuBases<G1Affine>, m: &Machine, log: usize, rows: &mut Vec<Row>) {
             window: c,
             ms,
             floor_ms: msm_floor::<G1Affine>(m, n, c),
+            affine_floor_ms: msm_floor_affine::<G1Affine>(m, n, c),
         });
         print_row(rows.last().unwrap());
     }
@@ -201,6 +218,7 @@ fn bitmap_sums(g: &GpuBases<G1Affine>, a: Fr, d: Fr, m: &Machine, rows: &mut Vec
             window: 0,
             ms,
             floor_ms: floor,
+            affine_floor_ms: floor,
         });
         print_row(rows.last().unwrap());
     }
@@ -208,13 +226,15 @@ fn bitmap_sums(g: &GpuBases<G1Affine>, a: Fr, d: Fr, m: &Machine, rows: &mut Vec
 
 fn print_row(r: &Row) {
     println!(
-        "{:<32} 2^{:<5.2} w{:<3} {:>10.2} ms  floor {:>9.2} ms  ratio {:.2}",
+        "{:<32} 2^{:<5.2} w{:<3} {:>10.2} ms  floor {:>9.2} ms  ratio {:.2}  affine floor {:>9.2} ms  ratio {:.2}",
         r.what,
         (r.n as f64).log2(),
         r.window,
         r.ms,
         r.floor_ms,
-        r.floor_ms / r.ms
+        r.floor_ms / r.ms,
+        r.affine_floor_ms,
+        r.affine_floor_ms / r.ms
     );
 }
 
@@ -252,7 +272,20 @@ fn main() {
     let focus = std::env::var_os("CUZK_MSM_BENCH_FOCUS").is_some();
     let mut rows = Vec::new();
 
-    let g1_logs: &[usize] = if focus {
+    // CUZK_MSM_BENCH_LOGS=g1[;g2] (e.g. "24,27;24"): these sizes only, no
+    // sweeps or bitmap sums, for A/B runs (CUZK_MSM_ROUNDS) at the sizes
+    // that matter.
+    let logs = std::env::var("CUZK_MSM_BENCH_LOGS").ok().map(|v| {
+        let parse = |p: &str| -> Vec<usize> {
+            p.split(',').filter_map(|x| x.trim().parse().ok()).collect()
+        };
+        let (g1, g2) = v.split_once(';').unwrap_or((v.as_str(), ""));
+        (parse(g1), parse(g2))
+    });
+    let focus = focus || logs.is_some();
+    let g1_logs: &[usize] = if let Some((g1, _)) = &logs {
+        g1
+    } else if focus {
         &[20, 24]
     } else if quick {
         &[16, 20, 24]
@@ -268,21 +301,27 @@ fn main() {
             bitmap_sums(&g, a, d, &m, &mut rows);
         }
     }
-    if !focus {
+    if let Some((_, g2)) = &logs {
+        if !g2.is_empty() {
+            let _ = curve_msms::<G2Affine>(&dev, &m, g2, 2, &mut rows);
+        }
+    } else if !focus {
         let g2_logs: &[usize] = if quick { &[20] } else { &[20, 24, 25] };
         let _ = curve_msms::<G2Affine>(&dev, &m, g2_logs, 2, &mut rows);
     }
 
-    let mut csv = String::from("what,n,window,ms,floor_ms,ratio\n");
+    let mut csv = String::from("what,n,window,ms,floor_ms,ratio,affine_floor_ms,affine_ratio\n");
     for r in &rows {
         csv.push_str(&format!(
-            "{},{},{},{:.3},{:.3},{:.3}\n",
+            "{},{},{},{:.3},{:.3},{:.3},{:.3},{:.3}\n",
             r.what,
             r.n,
             r.window,
             r.ms,
             r.floor_ms,
-            r.floor_ms / r.ms
+            r.floor_ms / r.ms,
+            r.affine_floor_ms,
+            r.affine_floor_ms / r.ms
         ));
     }
     if let Ok(path) = std::env::var("CUZK_BENCH_OUT") {

@@ -47,7 +47,8 @@ __global__ void __launch_bounds__(kBlock, 2) for_each_kernel_occ2(size_t n, Op o
     if (i < n) op(i);
 }
 
-// Kernels that get the two-block variant: the G1 mixed-add loops only
+// Kernels that get the two-block variant: the G1 mixed-add loops and the
+// affine rounds' backward pass (190 registers unbounded) only
 // (G2's 255-register kernels would spill far too much at 128).
 template <class Op>
 struct occ2_candidate : std::false_type {};
@@ -55,6 +56,8 @@ template <>
 struct occ2_candidate<level0_op<fp_t>> : std::true_type {};
 template <>
 struct occ2_candidate<bitmap_seg_op<fp_t>> : std::true_type {};
+template <>
+struct occ2_candidate<pair_bwd_op<fp_t>> : std::true_type {};
 
 // Launch shape of the candidate kernels, from CUZK_MSM_OCC (read once per
 // process), for re-measuring on other GPUs: unset or "2" → two 256-thread
@@ -93,6 +96,15 @@ inline void check(cudaError_t e) {
 }
 
 struct device_exec {
+    // Affine rounds (msm_rounds.cuh): 2^25 sorted entries per chunk (≈ 3.2
+    // GB of G1 scratch), because every chunk and round waits on one direct
+    // inversion and its recursion levels (ncu on the H200: 99 of them per
+    // G1 2^24 MSM at 2^24 entries per chunk, ≈ 1 ms each; with 2^25 the
+    // MSM went 292 → 255 ms, together with the inversion's arrays kept in
+    // registers). Direct inversion of up to 4096 elements, one thread
+    // each: one inversion's latency whatever the count.
+    static constexpr uint64_t kRoundChunk = 1ull << 25;
+    static constexpr uint64_t kInvDirect = 4096;
     cudaStream_t s;
     template <class T>
     T *alloc(size_t n) {
@@ -135,6 +147,18 @@ struct device_exec {
     }
 };
 
+// Affine rounds per MSM, from CUZK_MSM_ROUNDS (read once per process), for
+// A/B measurement: unset → auto_rounds, "0" → none (XYZZ level 0 only),
+// "1".."6" → forced.
+inline int rounds_override() {
+    static const int r = [] {
+        const char *v = std::getenv("CUZK_MSM_ROUNDS");
+        if (!v || v[0] < '0' || v[0] > '9' || v[1] != 0) return -1;
+        return v[0] - '0';
+    }();
+    return r;
+}
+
 template <class Body>
 cuzk_error run_device(Body &&body) {
     return guard([&] {
@@ -159,7 +183,7 @@ cuzk_error dev_msm(const void *bases, const uint32_t *idx, const void *scalars, 
     return run_device([&] {
         device_exec ex{static_cast<cudaStream_t>(stream)};
         msm_run<F>(ex, static_cast<const affine_t<F> *>(bases), idx, static_cast<const fr_t *>(scalars), n, c,
-                   static_cast<xyzz_t<F> *>(out));
+                   static_cast<xyzz_t<F> *>(out), rounds_override());
     });
 }
 

@@ -262,6 +262,57 @@ fn g2_awkward_bases() {
     check_awkward::<G2Affine>();
 }
 
+/// Buckets of hundreds of entries: the affine rounds (msm_rounds.cuh) run
+/// (up to 6 of them, over several of the host twin's 4096-entry chunks),
+/// with padding, doublings (a point repeated in one bucket), P + (−P),
+/// infinity, and gathered bases.
+fn check_rounds<C: Pool>(n: usize, cs: &[u32]) {
+    let mut rng = ChaCha8Rng::seed_from_u64(9);
+    let random = bases_of::<C>(n);
+    let awkward = awkward_bases::<C>(n, &mut rng);
+    let p = C::pool()[5];
+    let rep = vec![p; n];
+    for &c in cs {
+        for (kind, bases) in [
+            ("random", &random),
+            ("awkward", &awkward),
+            ("repeated", &rep),
+        ] {
+            for (skind, s) in [
+                ("random", random_scalars(n, 10 + c as u64)),
+                ("edge", edge_scalars(n, &mut rng)),
+                ("equal", vec![Fr::from(7u64); n]),
+            ] {
+                assert_eq!(
+                    host::msm(bases, &s, Some(c)).unwrap(),
+                    msm(bases, &s).unwrap(),
+                    "{} {kind} bases, {skind} scalars, n={n} c={c}",
+                    C::NAME
+                );
+            }
+        }
+        let idx: Vec<u32> = (0..n as u32).map(|i| (i * 7 + 3) % n as u32).collect();
+        let s = random_scalars(n, 20 + c as u64);
+        assert_eq!(
+            host::msm_gather(&awkward, &idx, &s, Some(c)).unwrap(),
+            msm_gather(&awkward, &idx, &s).unwrap(),
+            "{} gather c={c}",
+            C::NAME
+        );
+    }
+}
+
+#[test]
+fn g1_affine_rounds() {
+    // mean bucket n/2^(c−1): 1024 (6 rounds), 256 (5), 64 (3), 16 (1)
+    check_rounds::<G1Affine>(2048, &[2, 4, 6, 8]);
+}
+
+#[test]
+fn g2_affine_rounds() {
+    check_rounds::<G2Affine>(600, &[2, 4]);
+}
+
 fn check_bitmap<C: Pool>(sizes: &[usize]) {
     let mut rng = ChaCha8Rng::seed_from_u64(9);
     for &n in sizes {

@@ -287,8 +287,51 @@ struct mont_t {
         }
         return acc;
     }
-    // 1/x by Fermat (x^(p−2)); 0 maps to 0.
+    // 1/x by the binary extended Euclidean algorithm; 0 maps to 0. Variable
+    // time (the operands are public bucket sums). It is ~2·log2(p) halvings
+    // and subtractions of N-limb numbers instead of Fermat's ~log2(p)
+    // squarings plus products: what matters on the GPU is one thread's
+    // latency (the affine MSM rounds wait on one inversion per round, and
+    // Fermat's took ≈ 1 ms on the H200). Montgomery form: the integer
+    // inverse of xR is x⁻¹R⁻¹, and a product with R³ (= rr·rr) gives x⁻¹R.
     CUZK_HD mont_t inverse() const {
+        if (is_zero()) return zero();
+        uint32_t u[N], w[N], x1[N], x2[N], p[N];
+        CUZK_UNROLL for (int i = 0; i < N; i++) {
+            u[i] = v[i];
+            p[i] = P::mod(i);
+            w[i] = p[i];
+            x1[i] = i == 0;
+            x2[i] = 0;
+        }
+        while (!is_one_limbs(u) && !is_one_limbs(w)) {
+            while ((u[0] & 1) == 0) {
+                shr1(u, 0);
+                half_mod(x1, p);
+            }
+            while ((w[0] & 1) == 0) {
+                shr1(w, 0);
+                half_mod(x2, p);
+            }
+            uint32_t t[N];
+            if (sub_limbs_v(t, u, w) == 0) {  // u ≥ w
+                CUZK_UNROLL for (int i = 0; i < N; i++) u[i] = t[i];
+                sub_mod(x1, x2, p);
+            } else {
+                sub_limbs_v(w, w, u);
+                sub_mod(x2, x1, p);
+            }
+        }
+        // Select limb by limb: a conditional reference to x1 or x2 would
+        // take their addresses and move them to local memory.
+        const bool from_u = is_one_limbs(u);
+        mont_t r;
+        CUZK_UNROLL for (int i = 0; i < N; i++) r.v[i] = from_u ? x1[i] : x2[i];
+        return r * (rr() * rr());
+    }
+    // 1/x by Fermat (x^(p−2)); 0 maps to 0. The reference `inverse` is
+    // tested against.
+    CUZK_HD mont_t inverse_fermat() const {
         uint32_t e[N];
         uint32_t borrow = 2;  // e = p − 2 (Fr's low limb is 1: the borrow ripples)
         CUZK_UNROLL for (int i = 0; i < N; i++) {
@@ -300,6 +343,26 @@ struct mont_t {
     }
 
   private:
+    CUZK_HD CUZK_INLINE static bool is_one_limbs(const uint32_t (&a)[N]) {
+        uint32_t acc = a[0] ^ 1;
+        CUZK_UNROLL for (int i = 1; i < N; i++) acc |= a[i];
+        return acc == 0;
+    }
+    // a ← (a >> 1) | top << (32N − 1).
+    CUZK_HD CUZK_INLINE static void shr1(uint32_t (&a)[N], uint32_t top) {
+        CUZK_UNROLL for (int i = 0; i < N - 1; i++) a[i] = (a[i] >> 1) | (a[i + 1] << 31);
+        a[N - 1] = (a[N - 1] >> 1) | (top << 31);
+    }
+    // a ← a/2 mod p (a < p; a + p < 2^(32N) is not needed: the carry is kept).
+    CUZK_HD CUZK_INLINE static void half_mod(uint32_t (&a)[N], const uint32_t (&p)[N]) {
+        uint32_t carry = 0;
+        if (a[0] & 1) carry = add_limbs(a, a, p);
+        shr1(a, carry);
+    }
+    // a ← a − b mod p (a, b < p).
+    CUZK_HD CUZK_INLINE static void sub_mod(uint32_t (&a)[N], const uint32_t (&b)[N], const uint32_t (&p)[N]) {
+        if (sub_limbs_v(a, a, b)) add_limbs(a, a, p);
+    }
     // r = a + b over N limbs; returns the carry out.
     CUZK_HD CUZK_INLINE static uint32_t add_limbs(uint32_t (&r)[N], const uint32_t (&a)[N], const uint32_t (&b)[N]) {
         uint64_t c = 0;
