@@ -244,6 +244,8 @@ struct level0_op {
     const affine_t<F> *bases;
     const uint32_t *idx;     // optional gather: entry point i ↦ bases[idx[i]]
     const uint32_t *sorted;  // entries point | sign; null: entry e is bases[e]
+                             // (the rounds' blocks: < 2^31 of them, so e
+                             // never reaches the sign bit)
     const uint32_t *off_in;
     const uint32_t *off_out;
     xyzz_t<F> *items;
