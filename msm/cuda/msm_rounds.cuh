@@ -101,20 +101,26 @@ struct round_src {
     const affine_t<F> *pts;
     const uint32_t *sorted;  // round 0 only
     const uint32_t *idx;     // optional gather in round 0
-    CUZK_HD affine_t<F> get(size_t e) const {
-        if (!sorted) return pts[e];
+    // The point entry e refers to (null for padding) and whether it is negated.
+    CUZK_HD const affine_t<F> *at(size_t e, bool &neg) const {
+        neg = false;
+        if (!sorted) return &pts[e];
         const uint32_t v = sorted[e];
-        if (v == kPad) return affine_t<F>::inf();
+        if (v == kPad) return nullptr;
+        neg = (v & kSign) != 0;
         const uint32_t i = v & ~kSign;
-        const affine_t<F> q = pts[idx ? idx[i] : i];
-        return (v & kSign) ? -q : q;
+        return &pts[idx ? idx[i] : i];
+    }
+    CUZK_HD affine_t<F> get(size_t e) const {
+        bool neg;
+        const affine_t<F> *q = at(e, neg);
+        if (!q) return affine_t<F>::inf();
+        return neg ? -*q : *q;
     }
     CUZK_HD F get_x(size_t e) const {
-        if (!sorted) return pts[e].x;
-        const uint32_t v = sorted[e];
-        if (v == kPad) return F::zero();
-        const uint32_t i = v & ~kSign;
-        return pts[idx ? idx[i] : i].x;
+        bool neg;
+        const affine_t<F> *q = at(e, neg);
+        return q ? q->x : F::zero();
     }
 };
 

@@ -276,17 +276,6 @@ struct mont_t {
         return *this * one_raw;
     }
 
-    // x^e for a public exponent given as limbs (variable time in e only).
-    CUZK_HD mont_t pow(const uint32_t (&e)[N]) const {
-        mont_t acc = one();
-        for (int i = N - 1; i >= 0; i--) {
-            for (int bit = 31; bit >= 0; bit--) {
-                acc = acc.sqr();
-                if ((e[i] >> bit) & 1) acc = acc * *this;
-            }
-        }
-        return acc;
-    }
     // 1/x by the binary extended Euclidean algorithm; 0 maps to 0. Variable
     // time (the operands are public bucket sums). It is ~2·log2(p) halvings
     // and subtractions of N-limb numbers instead of Fermat's ~log2(p)
@@ -328,18 +317,6 @@ struct mont_t {
         mont_t r;
         CUZK_UNROLL for (int i = 0; i < N; i++) r.v[i] = from_u ? x1[i] : x2[i];
         return r * (rr() * rr());
-    }
-    // 1/x by Fermat (x^(p−2)); 0 maps to 0. The reference `inverse` is
-    // tested against.
-    CUZK_HD mont_t inverse_fermat() const {
-        uint32_t e[N];
-        uint32_t borrow = 2;  // e = p − 2 (Fr's low limb is 1: the borrow ripples)
-        CUZK_UNROLL for (int i = 0; i < N; i++) {
-            uint64_t d = (uint64_t)P::mod(i) - borrow;
-            e[i] = (uint32_t)d;
-            borrow = (uint32_t)(d >> 63);
-        }
-        return pow(e);
     }
 
   private:
