@@ -10,8 +10,8 @@
 //! - memory: every pass reads and writes all `n` elements (32 B each), the
 //!   bit reversal too, a pointwise product reads 2 and writes 1 vector;
 //!   bytes / 4.30e12 B/s (measured device-to-device copy, read + write);
-//! - multiply: Fr products (one per non-trivial butterfly, two per fused
-//!   twiddle and per scaled element) / 3.33e10 products/s (the PTX Fr
+//! - multiply: Fr products (one per non-trivial butterfly, one or two per
+//!   fused twiddle, two per scaled element) / 3.33e10 products/s (the PTX Fr
 //!   multiplier measured by cuzk-gpu's field_mul bench on the H200).
 //!
 //! The ratio is time / max(floors). Prints a table; CSV to CUZK_BENCH_OUT.
@@ -29,21 +29,32 @@ const COPY_BPS: f64 = 4.30e12;
 const FR_MUL_PS: f64 = 3.33e10;
 const ELEM: f64 = 32.0;
 
-/// Passes of the kernels' plan (ceil(L/10)).
-fn passes(log_n: u32) -> u32 {
-    log_n.div_ceil(10)
+/// Levels of each pass of the kernels' plan: ceil(L/10) passes, balanced
+/// (2^27 = 9+9+9), as `make_plan` in `cuda/ntt.cuh`.
+fn pass_levels(log_n: u32) -> Vec<u32> {
+    let np = log_n.div_ceil(10);
+    (0..np)
+        .map(|j| log_n / np + u32::from(j < log_n % np))
+        .collect()
 }
 
 /// (bytes, Fr products) of one transform run (no bit reversal).
 fn run_cost(log_n: u32, scaled: bool) -> (f64, f64) {
     let n = (1u64 << log_n) as f64;
-    let p = f64::from(passes(log_n));
+    let levels = pass_levels(log_n);
+    let p = levels.len() as f64;
     let bytes = p * 2.0 * n * ELEM;
-    // Butterflies: n/2 per level minus the trivial j = 0 ones (n/2h per
-    // level of half-size h... about n per pass); fused twiddles: 2 per
-    // element per pass boundary; scaling: 2 per element.
+    // Butterflies: n/2 per level minus the trivial j = 0 ones (about n/2
+    // per pass); fused twiddles at each pass boundary: one product per
+    // element, plus one to combine the two-level table's lookups where the
+    // sub-problem has more than 2^18 points; scaling: 2 per element.
     let butterflies = n / 2.0 * f64::from(log_n) - p * n / 2.0;
-    let fused = 2.0 * n * (p - 1.0);
+    let mut fused = 0.0;
+    let mut sub = log_n;
+    for &l in &levels[..levels.len() - 1] {
+        fused += n * if sub > 18 { 2.0 } else { 1.0 };
+        sub -= l;
+    }
     let scale = if scaled { 2.0 * n } else { 0.0 };
     (bytes, butterflies.max(0.0) + fused + scale)
 }

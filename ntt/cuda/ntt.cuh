@@ -16,13 +16,25 @@
 // fused twiddle before the butterflies, levels from small to large, and
 // (u, v) → (u + w·v, u − w·v): bit-reversed in, natural out.
 //
+// Inside a pass, each thread holds four elements in registers and does two
+// radix-2 levels on them (a radix-4 step) between shared-memory exchanges,
+// so a pass of p levels has ceil(p/2) exchanges and barriers instead of p.
+// An odd p leaves one plain level: the last one in DIF order (half-size 1,
+// where every twiddle is 1), which is the first one in DIT order.
+//
 // Tables (built on the host in Rust, uploaded once per device), all powers of
 // the canonical roots ω_m = ROOT_OF_UNITY^(2^32/m) that bellperson uses:
 //   [TW_FWD + h + x] = ω_{2h}^x, [TW_INV + h + x] = ω_{2h}^−x (h < 2^10)
 //   [TW_LO + j] = ω_{2^28}^j, [TW_HI + j] = ω_{2^28}^(j·2^14) (j < 2^14)
-// so every twiddle of every size is one lookup (inner levels) or one product
-// of two lookups (fused twiddles: exponent e < 2^28 in units of ω_{2^28};
-// the inverse uses 2^28 − e). 34 816 entries, 1.06 MiB.
+//   [TW_MID + x] = ω_{2^18}^x (x < 2^18)
+// so every twiddle of every size is one lookup (inner levels, and fused
+// twiddles of sub-problems of ≤ 2^18 points: the inverse uses 2^18 − x) or
+// one product of two lookups (fused twiddles of larger sub-problems:
+// exponent e < 2^28 in units of ω_{2^28}; the inverse uses 2^28 − e).
+// 296 960 entries, 9.06 MiB: the 8 MiB direct table saves one of the two
+// products per element at the second pass boundary of 2^19..2^28
+// transforms (2^27 = 9+9+9: its sub-problems after the first pass have
+// 2^18 points), about 6 % of a transform's products, and stays in L2.
 // Scale tables (coset shift s and constant k): [j] = s^j, [SC_HI + j] =
 // k·s^(j·2^14): the factor for logical index e is one product.
 #pragma once
@@ -41,7 +53,9 @@ constexpr uint32_t TW_FWD = 0;
 constexpr uint32_t TW_INV = INNER;
 constexpr uint32_t TW_LO = 2 * INNER;
 constexpr uint32_t TW_HI = 2 * INNER + (1u << SPLIT);
-constexpr uint32_t TW_LEN = 2 * INNER + 2 * (1u << SPLIT);
+constexpr uint32_t MID_LOG = 18;  // direct table of ω_{2^18}^x
+constexpr uint32_t TW_MID = 2 * INNER + 2 * (1u << SPLIT);
+constexpr uint32_t TW_LEN = TW_MID + (1u << MID_LOG);
 constexpr uint32_t SC_HI = 1u << SPLIT;
 constexpr uint32_t SC_LEN = 2u << SPLIT;
 constexpr uint32_t MAX_PASSES = (MAX_LOG + MAX_PASS_LOG - 1) / MAX_PASS_LOG;
@@ -102,7 +116,12 @@ CUZK_HD inline Plan make_plan(uint32_t log_n) {
 }
 
 CUZK_HD CUZK_INLINE uint32_t block_elems(const Pass &ps) { return 1u << (ps.p + ps.q); }
-CUZK_HD CUZK_INLINE uint32_t block_threads(const Pass &ps) { return 1u << (ps.p + ps.q - 1); }
+// One thread per four elements (a block of two elements, n = 2, has one).
+CUZK_HD CUZK_INLINE uint32_t block_threads(const Pass &ps) {
+    uint32_t e = ps.p + ps.q;
+    return e >= 2 ? 1u << (e - 2) : 1u;
+}
+CUZK_HD CUZK_INLINE uint32_t thread_elems(const Pass &ps) { return block_elems(ps) / block_threads(ps); }
 CUZK_HD CUZK_INLINE size_t grid_blocks(const Pass &ps) { return size_t(1) << (ps.log_n - ps.p - ps.q); }
 
 struct Ctx {
@@ -121,8 +140,15 @@ CUZK_HD CUZK_INLINE size_t position(const Pass &ps, size_t g, uint32_t i1, size_
     return (o << ps.S) + (size_t(i1) << lo) + i0;
 }
 
-// ω_{2^28}^e (or ω^−e), e < 2^28.
-CUZK_HD CUZK_INLINE fr_t big_root(const fr_t *tw, uint32_t e, bool inv) {
+// ω_{2^S}^e (or ω_{2^S}^−e), e < 2^S.
+CUZK_HD CUZK_INLINE fr_t pass_root(const fr_t *tw, uint32_t S, uint32_t e, bool inv) {
+    if (S <= MID_LOG) {
+        constexpr uint32_t mask = (1u << MID_LOG) - 1;
+        uint32_t x = e << (MID_LOG - S);
+        if (inv) x = ((1u << MID_LOG) - x) & mask;
+        return tw[TW_MID + x];
+    }
+    e <<= MAX_LOG - S;
     if (inv) e = ((1u << MAX_LOG) - e) & ((1u << MAX_LOG) - 1);
     return tw[TW_LO + (e & SPLIT_MASK)] * tw[TW_HI + (e >> SPLIT)];
 }
@@ -135,7 +161,7 @@ CUZK_HD CUZK_INLINE fr_t scale_at(const fr_t *sc, size_t e) {
 CUZK_HD CUZK_INLINE void fused_twiddle(const Ctx &c, fr_t &x, size_t i0, uint32_t i1) {
     uint32_t e = uint32_t(i0) * bitrev(i1, c.ps.p);  // < 2^S ≤ 2^28
     if (e == 0) return;
-    x = x * big_root(c.tw, e << (MAX_LOG - c.ps.S), (c.flags & F_INVERSE) != 0);
+    x = x * pass_root(c.tw, c.ps.S, e, (c.flags & F_INVERSE) != 0);
 }
 
 CUZK_HD CUZK_INLINE bool scales_in(const Ctx &c) {
@@ -155,15 +181,15 @@ CUZK_HD CUZK_INLINE size_t logical(const Ctx &c, size_t pos, bool input) {
     return natural ? pos : bitrev(uint32_t(pos), c.ps.log_n);
 }
 
-// Thread `tid` of block `block` loads its two elements into `smem`.
+// Thread `tid` of block `block` loads its elements into `smem`.
 // Element e of the block: sub-transform e mod 2^q, slot e >> q; consecutive
 // threads read consecutive i0 (adjacent addresses) wherever q > 0.
 CUZK_HD inline void pass_load(const Ctx &c, size_t block, uint32_t tid, fr_t *smem) {
     const Pass &ps = c.ps;
-    uint32_t C = 1u << ps.q, half = block_threads(ps);
+    uint32_t C = 1u << ps.q, T = block_threads(ps), E = thread_elems(ps);
     bool dit = (c.flags & F_DIT) != 0;
-    for (uint32_t k = 0; k < 2; k++) {
-        uint32_t e = tid + k * half;
+    for (uint32_t k = 0; k < E; k++) {
+        uint32_t e = tid + k * T;
         size_t i0;
         size_t pos = position(ps, block * C + (e & (C - 1)), e >> ps.q, &i0);
         fr_t x = c.data[pos];
@@ -173,14 +199,23 @@ CUZK_HD inline void pass_load(const Ctx &c, size_t block, uint32_t tid, fr_t *sm
     }
 }
 
-// Level `l` (0-based in execution order) of the pass: thread `tid` does
-// butterfly tid. smem[i1·2^q + c] holds slot i1 of local sub-transform c.
-CUZK_HD inline void pass_level(const Ctx &c, uint32_t l, uint32_t tid, fr_t *smem) {
+// How many levels the step starting at level `l` (0-based in execution
+// order) does: two (radix-4), except the odd level of an odd p.
+CUZK_HD CUZK_INLINE uint32_t step_levels(const Ctx &c, uint32_t l) {
+    const Pass &ps = c.ps;
+    if ((ps.p & 1u) == 0) return 2;
+    bool dit = (c.flags & F_DIT) != 0;
+    return dit ? (l == 0 ? 1u : 2u) : (l + 1 == ps.p ? 1u : 2u);
+}
+
+// One radix-2 butterfly `bf` of level `l`. smem[i1·2^q + c] holds slot i1 of
+// local sub-transform c.
+CUZK_HD CUZK_INLINE void butterfly(const Ctx &c, uint32_t l, uint32_t bf, fr_t *smem) {
     const Pass &ps = c.ps;
     bool dit = (c.flags & F_DIT) != 0;
     uint32_t log_hh = dit ? l : ps.p - 1 - l;
     uint32_t hh = 1u << log_hh;
-    uint32_t col = tid & ((1u << ps.q) - 1), b = tid >> ps.q;
+    uint32_t col = bf & ((1u << ps.q) - 1), b = bf >> ps.q;
     uint32_t j = b & (hh - 1);
     uint32_t i1a = ((b >> log_hh) << (log_hh + 1)) + j;
     uint32_t ia = (i1a << ps.q) + col, ib = ia + (hh << ps.q);
@@ -197,12 +232,66 @@ CUZK_HD inline void pass_level(const Ctx &c, uint32_t l, uint32_t tid, fr_t *sme
     }
 }
 
+// The step of thread `tid` starting at level `l`: `levels` = 1, the
+// thread's butterflies of that level (two, or one when the block has two
+// elements); `levels` = 2, radix-4 group `tid`: slots s, s + Q, s + H,
+// s + H + Q (H = 2Q the larger half-size of the two levels), butterflies
+// over H (twiddles ω_{2H}^j and ω_{2H}^(j+Q)) and over Q (ω_{2Q}^j, twice),
+// in that order for DIF and reversed for DIT.
+CUZK_HD inline void pass_step(const Ctx &c, uint32_t l, uint32_t levels, uint32_t tid, fr_t *smem) {
+    const Pass &ps = c.ps;
+    if (levels == 1) {
+        uint32_t T = block_threads(ps), bfl = block_elems(ps) / 2;
+        for (uint32_t bf = tid; bf < bfl; bf += T) butterfly(c, l, bf, smem);
+        return;
+    }
+    bool dit = (c.flags & F_DIT) != 0;
+    uint32_t log_h = dit ? l + 1 : ps.p - 1 - l;
+    uint32_t H = 1u << log_h, Q = H >> 1;
+    uint32_t col = tid & ((1u << ps.q) - 1), b = tid >> ps.q;
+    uint32_t j = b & (Q - 1);
+    uint32_t s = ((b >> (log_h - 1)) << (log_h + 1)) + j;
+    uint32_t i0 = (s << ps.q) + col, dq = Q << ps.q, dh = H << ps.q;
+    const fr_t *tab = c.tw + ((c.flags & F_INVERSE) ? TW_INV : TW_FWD);
+    fr_t x0 = smem[i0], x1 = smem[i0 + dq], x2 = smem[i0 + dh], x3 = smem[i0 + dh + dq];
+    if (dit) {
+        if (j != 0) {
+            fr_t w = tab[Q + j];
+            x1 = x1 * w;
+            x3 = x3 * w;
+        }
+        fr_t t0 = x0 + x1, t1 = x0 - x1, t2 = x2 + x3, t3 = x2 - x3;
+        if (j != 0) t2 = t2 * tab[H + j];
+        t3 = t3 * tab[H + j + Q];
+        x0 = t0 + t2;
+        x2 = t0 - t2;
+        x1 = t1 + t3;
+        x3 = t1 - t3;
+    } else {
+        fr_t t0 = x0 + x2, t2 = x0 - x2, t1 = x1 + x3, t3 = (x1 - x3) * tab[H + j + Q];
+        if (j != 0) t2 = t2 * tab[H + j];
+        x0 = t0 + t1;
+        x1 = t0 - t1;
+        x2 = t2 + t3;
+        x3 = t2 - t3;
+        if (j != 0) {
+            fr_t w = tab[Q + j];
+            x1 = x1 * w;
+            x3 = x3 * w;
+        }
+    }
+    smem[i0] = x0;
+    smem[i0 + dq] = x1;
+    smem[i0 + dh] = x2;
+    smem[i0 + dh + dq] = x3;
+}
+
 CUZK_HD inline void pass_store(const Ctx &c, size_t block, uint32_t tid, const fr_t *smem) {
     const Pass &ps = c.ps;
-    uint32_t C = 1u << ps.q, half = block_threads(ps);
+    uint32_t C = 1u << ps.q, T = block_threads(ps), E = thread_elems(ps);
     bool dit = (c.flags & F_DIT) != 0;
-    for (uint32_t k = 0; k < 2; k++) {
-        uint32_t e = tid + k * half;
+    for (uint32_t k = 0; k < E; k++) {
+        uint32_t e = tid + k * T;
         size_t i0;
         size_t pos = position(ps, block * C + (e & (C - 1)), e >> ps.q, &i0);
         fr_t x = smem[e];

@@ -30,8 +30,11 @@ int32_t cuzk_ntt_host_run(void *data, uint32_t log_n, uint32_t flags, const void
         uint32_t threads = block_threads(c.ps);
         for (size_t b = 0; b < grid_blocks(c.ps); b++) {
             for (uint32_t i = 0; i < threads; i++) pass_load(c, b, i, smem.data());
-            for (uint32_t l = 0; l < c.ps.p; l++)
-                for (uint32_t i = 0; i < threads; i++) pass_level(c, l, i, smem.data());
+            for (uint32_t l = 0; l < c.ps.p;) {
+                uint32_t levels = step_levels(c, l);
+                for (uint32_t i = 0; i < threads; i++) pass_step(c, l, levels, i, smem.data());
+                l += levels;
+            }
             for (uint32_t i = 0; i < threads; i++) pass_store(c, b, i, smem.data());
         }
     }

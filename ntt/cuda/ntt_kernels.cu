@@ -11,17 +11,19 @@ using namespace cuzk::ntt;
 namespace {
 
 // One block = 2^q sub-transforms of 2^p points in shared memory (≤ 32 KiB),
-// 2^(p+q−1) threads, one butterfly each per level.
-__global__ void pass_kernel(Ctx c) {
+// 2^(p+q−2) threads, one radix-4 group (two levels) each per step.
+__global__ void __launch_bounds__(INNER / 4) pass_kernel(Ctx c) {
     extern __shared__ uint4 smem_raw[];
     fr_t *smem = reinterpret_cast<fr_t *>(smem_raw);
     size_t block = blockIdx.x;
     uint32_t tid = threadIdx.x;
     pass_load(c, block, tid, smem);
     __syncthreads();
-    for (uint32_t l = 0; l < c.ps.p; l++) {
-        pass_level(c, l, tid, smem);
+    for (uint32_t l = 0; l < c.ps.p;) {
+        uint32_t levels = step_levels(c, l);
+        pass_step(c, l, levels, tid, smem);
         __syncthreads();
+        l += levels;
     }
     pass_store(c, block, tid, smem);
 }

@@ -10,7 +10,7 @@ use cuzk_field::Fr;
 use std::ffi::c_void;
 
 /// Length of the twiddle table (see `cuda/ntt.cuh`).
-pub(crate) const TW_LEN: usize = 2 * 1024 + 2 * (1 << 14);
+pub(crate) const TW_LEN: usize = 2 * 1024 + 2 * (1 << 14) + (1 << 18);
 /// Length of a scale table.
 pub(crate) const SC_LEN: usize = 2 << 14;
 

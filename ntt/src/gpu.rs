@@ -1,5 +1,5 @@
 //! The CUDA NTT (`cuda` feature): [`GpuNtt`], one per device, holding the
-//! twiddle table (uploaded once, 1.06 MiB) and a small cache of scale tables
+//! twiddle table (uploaded once, 9.06 MiB) and a small cache of scale tables
 //! (1 MiB each), with transforms on device-resident buffers (enqueued on a
 //! caller's [`Stream`], no copies), on host slices (upload, transform,
 //! download), and the Groth16 H step leaving `h` on the device.

@@ -36,9 +36,10 @@ pub const PW_SCALE: i32 = 2;
 
 const INNER: usize = 1024;
 const SPLIT: u32 = 14;
+const MID_LOG: u32 = 18;
 
 /// The twiddle table of `cuda/ntt.cuh` (same for every size: all entries are
-/// powers of bellperson's roots `ω_m = ROOT_OF_UNITY^(2^32/m)`), 1.06 MiB.
+/// powers of bellperson's roots `ω_m = ROOT_OF_UNITY^(2^32/m)`), 9.06 MiB.
 pub fn twiddle_table() -> &'static [Fr] {
     static T: OnceLock<Vec<Fr>> = OnceLock::new();
     T.get_or_init(|| {
@@ -64,6 +65,13 @@ pub fn twiddle_table() -> &'static [Fr] {
             t[2 * INNER + (1 << SPLIT) + j] = b;
             a *= lo;
             b *= hi;
+        }
+        let mid = root_of_unity(MID_LOG).unwrap_or(Fr::ONE);
+        let base = 2 * INNER + (2 << SPLIT);
+        let mut m = Fr::ONE;
+        for x in &mut t[base..base + (1 << MID_LOG)] {
+            *x = m;
+            m *= mid;
         }
         t
     })

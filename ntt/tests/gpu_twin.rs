@@ -1,7 +1,8 @@
 //! The CUDA NTT's code run on the CPU (the host twin of `cuda/ntt.cuh`:
 //! the kernels' per-thread functions in host loops over blocks and threads)
 //! against the CPU NTT: every mode and order pair at 2^0..2^12 (one pass),
-//! 2^11..2^16 and 2^21 (two and three passes), round trips, the H step
+//! 2^11..2^16 and 2^21 (two and three passes), 2^18..2^20 (the fused
+//! twiddles' switch between the direct and the two-level table), round trips, the H step
 //! against `Domain::h_step_full`, the tables, bad arguments, and a check
 //! that a wrong transform is caught.
 
@@ -73,6 +74,21 @@ fn three_passes_2_21() {
     let x = random_vec(1 << log_n, &mut rng(321));
     check_mode(&d, Kind::Fft, &x, Order::Natural, Order::BitReversed);
     check_mode(&d, Kind::icoset(), &x, Order::BitReversed, Order::Natural);
+}
+
+#[test]
+fn fused_twiddle_table_boundary() {
+    // Sub-problems of ≤ 2^18 points take their fused twiddles from the
+    // direct ω_{2^18} table, larger ones from the two-level table: 2^18 is
+    // 9+9 (first pass over S = 18, direct), 2^19 10+9 (S = 19, two-level),
+    // 2^20 10+10 (S = 20); forward and inverse, both directions.
+    for log_n in 18..=20 {
+        let d = Domain::new(log_n).unwrap();
+        let x = random_vec(1 << log_n, &mut rng(400 + u64::from(log_n)));
+        check_mode(&d, Kind::Fft, &x, Order::Natural, Order::BitReversed);
+        check_mode(&d, Kind::Ifft, &x, Order::BitReversed, Order::Natural);
+        check_mode(&d, Kind::icoset(), &x, Order::Natural, Order::BitReversed);
+    }
 }
 
 #[test]
