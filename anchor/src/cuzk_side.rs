@@ -78,6 +78,23 @@ impl Cuzk {
                 "cuzk stages (ms, first proof of {batch}): {}",
                 parts.join(", ")
             );
+            // The engine's own account of the same partition: what the
+            // device region holds beyond the stages (freeing the
+            // assignment, classification, launches), and what the job
+            // spends outside it (queueing, assembly, the self-check).
+            let ms = |d: Duration| d.as_secs_f64() * 1e3;
+            eprintln!(
+                "cuzk partition (ms, first proof of {batch}): gpu_wait {:.1}, evaluate {:.1} \
+                 (stages {:.1}, outside them {:.1}), assembly {:.1}, self-check {:.1}; \
+                 job after synthesis {:.1}",
+                ms(first.gpu_wait),
+                ms(first.gpu),
+                ms(first.stages.total()),
+                ms(first.gpu.saturating_sub(first.stages.total())),
+                ms(first.assembly),
+                ms(first.verify),
+                ms(gpu_wall),
+            );
         }
         let self_check: Duration = out.partitions.iter().map(|p| p.verify).sum();
         let mut verified = out.proofs.len() == batch;

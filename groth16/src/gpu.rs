@@ -479,6 +479,16 @@ struct Splits {
     b_aux: Classified,
 }
 
+/// Drops `v` on a new thread and returns its handle, or drops it inline
+/// (`spawn` drops its closure, and with it `v`, when it fails) and returns
+/// `None`.
+fn free_in_background<T: Send + 'static>(v: T) -> Option<std::thread::JoinHandle<()>> {
+    std::thread::Builder::new()
+        .name("cuzk-free".into())
+        .spawn(move || drop(v))
+        .ok()
+}
+
 fn split_all(pa: &ProvingAssignment) -> std::result::Result<Splits, MsmError> {
     let aux = &pa.aux_assignment;
     let ((l, a_aux), (b_inputs, b_aux)) = rayon::join(
@@ -611,7 +621,7 @@ impl Backend for GpuBackend {
     fn evaluate(
         &self,
         params: &Parameters,
-        pa: ProvingAssignment,
+        mut pa: ProvingAssignment,
         timings: &mut Timings,
     ) -> Result<ProofParts> {
         check_shape(params, &pa)?;
@@ -638,9 +648,18 @@ impl Backend for GpuBackend {
         // would then wait for a lock its own thread holds. A plain thread
         // never steals.
         let mut h_times = Timings::default();
+        // a, b, c belong to the H path alone (classification reads the aux
+        // assignment): it frees them once they are on the device.
+        let abc = [
+            std::mem::take(&mut pa.a),
+            std::mem::take(&mut pa.b),
+            std::mem::take(&mut pa.c),
+        ];
+        let view = &pa;
+        let freeing = Mutex::new(None);
         let h_path = || -> Result<G1Projective> {
-            let coeffs = if let Some(d) = &pa.deferred {
-                self.h_from_record(&d.0, params, &pa, &mut h_times)?
+            let coeffs = if let Some(d) = &view.deferred {
+                self.h_from_record(&d.0, params, view, &mut h_times)?
             } else {
                 // Page-lock a, b, c where they are (outside the device
                 // lock, so it overlaps another partition's kernels):
@@ -650,9 +669,9 @@ impl Backend for GpuBackend {
                 // staged H step copies through its own pinned ring while
                 // the transforms run, which beats registering (~14 GB/s)
                 // then copying.
-                let _pins = (!self.ntt.h_upload_staged()).then(|| {
+                let pins = (!self.ntt.h_upload_staged()).then(|| {
                     h_times.time("register", || {
-                        [&pa.a, &pa.b, &pa.c]
+                        [&abc[0], &abc[1], &abc[2]]
                             .map(|v| cuzk_pinned_mem::Registered::new_read_only(v).ok())
                     })
                 });
@@ -664,11 +683,15 @@ impl Backend for GpuBackend {
                 let t = std::time::Instant::now();
                 let (coeffs, prof) = self
                     .ntt
-                    .h_step_profiled(&self.stream, &pa.a, &pa.b, &pa.c)
+                    .h_step_profiled(&self.stream, &abc[0], &abc[1], &abc[2])
                     .map_err(ntt_err)?;
                 let wall = t.elapsed();
                 h_times.add("upload_abc", prof.upload.min(wall));
                 h_times.add("ntt_h", wall.saturating_sub(prof.upload));
+                // Freeing 1.6 GB at 2^24 takes ~30–40 ms of page
+                // unmapping: off this path, while the H MSM runs.
+                drop(pins);
+                *freeing.lock() = free_in_background(abc);
                 coeffs
             };
             let _g = self.device_lock.lock();
@@ -683,7 +706,7 @@ impl Backend for GpuBackend {
         let (splits, h) = std::thread::scope(|sc| {
             let h = sc.spawn(h_path);
             let t = std::time::Instant::now();
-            let splits = split_all(&pa).map(|s| (s, t.elapsed()));
+            let splits = split_all(view).map(|s| (s, t.elapsed()));
             (splits, h.join())
         });
         let h = h.map_err(|_| Groth16Error::Backend {
@@ -698,6 +721,10 @@ impl Backend for GpuBackend {
         if !extra.is_zero() {
             timings.add("classify_wait", extra);
         }
+
+        // The aux assignment (4.3 GB at 2^27) has served classification and
+        // the H path: freed beside the L, A, B MSMs rather than after them.
+        let aux_freeing = free_in_background(std::mem::take(&mut pa.aux_assignment));
 
         let _g = self.device_lock.lock();
         let ni = pa.input_assignment.len();
@@ -717,6 +744,12 @@ impl Backend for GpuBackend {
         let b_g2: G2Projective =
             split_parts(&bases.b_g2, &b_parts, timings, "g2_bitmap_sums", "g2_tails")
                 .map_err(msm_err)?;
+        // Joined before returning, so the memory is back before the
+        // partition's reservation is. Only `drop` runs there; a panic in it
+        // is not this proof's.
+        for f in [freeing.into_inner(), aux_freeing].into_iter().flatten() {
+            let _ = f.join();
+        }
         Ok(ProofParts {
             h,
             l,
