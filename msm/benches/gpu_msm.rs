@@ -21,7 +21,10 @@
 //! Needs a GPU; otherwise prints why and exits 0. CSV to CUZK_BENCH_OUT.
 //! CUZK_MSM_BENCH_QUICK=1 stops at 2^24 (G1) and 2^20 (G2);
 //! CUZK_MSM_BENCH_FOCUS=1 runs G1 2^20 and 2^24 only (launch variants);
-//! CUZK_MSM_BENCH_LOGS="24,27;24" runs G1 2^24 and 2^27, G2 2^24 only.
+//! CUZK_MSM_BENCH_LOGS="24,27;24" runs G1 2^24 and 2^27, G2 2^24 only;
+//! CUZK_MSM_BENCH_PROOF_SHAPE=1 measures 2^k − 1 points instead of 2^k
+//! (a proof's H MSM). Each size also reports its first call (the warm-up)
+//! on its own row.
 
 #[path = "../tests/gpu_common/mod.rs"]
 mod gpu_common;
@@ -91,15 +94,24 @@ fn median(mut v: Vec<f64>) -> f64 {
 }
 
 /// Times `f` (ms): a warm-up, then `runs` runs; returns the median.
-fn time<R>(runs: usize, mut f: impl FnMut() -> R) -> (f64, R) {
+fn time<R>(runs: usize, f: impl FnMut() -> R) -> (f64, R) {
+    let (ms, _, r) = time_first(runs, f);
+    (ms, r)
+}
+
+/// [`time`], also returning the warm-up's own time (the first call at a
+/// size pays whatever a warm call does not, e.g. growing the scratch pool).
+fn time_first<R>(runs: usize, mut f: impl FnMut() -> R) -> (f64, f64, R) {
+    let t = Instant::now();
     let mut r = f();
+    let first = t.elapsed().as_secs_f64() * 1e3;
     let mut ms = Vec::new();
     for _ in 0..runs {
         let t = Instant::now();
         r = f();
         ms.push(t.elapsed().as_secs_f64() * 1e3);
     }
-    (median(ms), r)
+    (median(ms), first, r)
 }
 
 fn curve_msms<C: GpuPoint>(
@@ -127,17 +139,28 @@ fn curve_msms<C: GpuPoint>(
         C::NAME,
         t.elapsed().as_secs_f64()
     );
+    // The H MSM of a proof has 2^k − 1 points (the H query's length).
+    let short = usize::from(std::env::var_os("CUZK_MSM_BENCH_PROOF_SHAPE").is_some());
     for &log in logs {
-        let n = 1usize << log;
+        let n = (1usize << log) - short;
         let c = window_for(n);
         let runs = if n >= 1 << 25 { 1 } else { 3 };
         let want = known_log_msm::<C>(&scalars[..n], a, d, 0);
         let ds = DeviceBuffer::from_slice(g.stream(), &scalars[..n]).expect("scalars");
-        let (ms, got) = time(runs, || g.msm_device(0, &ds).expect("msm"));
+        let (ms, first, got) = time_first(runs, || g.msm_device(0, &ds).expect("msm"));
         assert!(same::<C>(got, want), "{} 2^{log} wrong", C::NAME);
         drop(ds);
         let floor = msm_floor::<C>(m, n, c);
         let affine = msm_floor_affine::<C>(m, n, c);
+        rows.push(Row {
+            what: format!("{} msm, device scalars, first call", C::NAME),
+            n,
+            window: c,
+            ms: first,
+            floor_ms: floor,
+            affine_floor_ms: affine,
+        });
+        print_row(rows.last().unwrap());
         rows.push(Row {
             what: format!("{} msm, device scalars", C::NAME),
             n,
