@@ -656,10 +656,9 @@ impl Backend for GpuBackend {
             std::mem::take(&mut pa.c),
         ];
         let view = &pa;
-        let freeing = Mutex::new(None);
-        let h_path = || -> Result<G1Projective> {
-            let coeffs = if let Some(d) = &view.deferred {
-                self.h_from_record(&d.0, params, view, &mut h_times)?
+        let h_path = || -> Result<(G1Projective, Option<std::thread::JoinHandle<()>>)> {
+            let (coeffs, abc_freeing) = if let Some(d) = &view.deferred {
+                (self.h_from_record(&d.0, params, view, &mut h_times)?, None)
             } else {
                 // Page-lock a, b, c where they are (outside the device
                 // lock, so it overlaps another partition's kernels):
@@ -691,8 +690,7 @@ impl Backend for GpuBackend {
                 // Freeing 1.6 GB at 2^24 takes ~30–40 ms of page
                 // unmapping: off this path, while the H MSM runs.
                 drop(pins);
-                *freeing.lock() = free_in_background(abc);
-                coeffs
+                (coeffs, free_in_background(abc))
             };
             let _g = self.device_lock.lock();
             let h = h_times.time("msm_h", || {
@@ -701,7 +699,7 @@ impl Backend for GpuBackend {
             // The MSM has finished with the coefficients (it waits for its
             // result): back to the H step's pool.
             self.ntt.buffers().put(coeffs, &self.stream);
-            h
+            h.map(|h| (h, abc_freeing))
         };
         let (splits, h) = std::thread::scope(|sc| {
             let h = sc.spawn(h_path);
@@ -709,7 +707,7 @@ impl Backend for GpuBackend {
             let splits = split_all(view).map(|s| (s, t.elapsed()));
             (splits, h.join())
         });
-        let h = h.map_err(|_| Groth16Error::Backend {
+        let (h, abc_freeing) = h.map_err(|_| Groth16Error::Backend {
             backend: self.name(),
             message: "the H step's thread panicked".into(),
         })??;
@@ -747,7 +745,7 @@ impl Backend for GpuBackend {
         // Joined before returning, so the memory is back before the
         // partition's reservation is. Only `drop` runs there; a panic in it
         // is not this proof's.
-        for f in [freeing.into_inner(), aux_freeing].into_iter().flatten() {
+        for f in [abc_freeing, aux_freeing].into_iter().flatten() {
             let _ = f.join();
         }
         Ok(ProofParts {
