@@ -6,9 +6,9 @@ use crate::referee::Referee;
 use anyhow::{Context, Result};
 use cuzk_groth16::gpu::{GpuBackend, Residency};
 use cuzk_groth16::{Backend, CheckMode, Parameters};
-use cuzk_scheduler::{AssignmentSource, Engine, EngineOptions, JobSpec};
+use cuzk_scheduler::{write_json_lines, AssignmentSource, Engine, EngineOptions, JobSpec};
 use cuzk_synth::circuits::BenchCircuit;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -17,23 +17,26 @@ use std::time::{Duration, Instant};
 pub struct Cuzk {
     engine: Engine,
     shape: cuzk_synth::Shape,
+    /// Where each call's timeline events are appended.
+    timeline: Option<PathBuf>,
 }
 
 const ID: &str = "anchor";
 
 impl Cuzk {
     /// Loads the `.params` file (encoding checks only: the file is ours and
-    /// every proof is self-checked) into an engine on GPU `ordinal`, the
-    /// bases resident there.
-    pub fn load(path: &Path, ordinal: usize) -> Result<Self> {
+    /// every proof is self-checked) into an engine on GPU `ordinal` with
+    /// `gw` GPU workers, the bases resident there; with `timeline`, every
+    /// call appends the engine's events to that file.
+    pub fn load(path: &Path, ordinal: usize, gw: usize, timeline: Option<PathBuf>) -> Result<Self> {
         // Resident, not Auto: the comparison is meant with the bases on the
         // device; if they do not fit, say so rather than measure streaming.
         let backend = GpuBackend::new(ordinal)
             .with_context(|| format!("cuzk GPU {ordinal}"))?
             .with_residency(Residency::Resident);
-        let mut opts = EngineOptions::small(1, 2, u64::MAX / 4);
+        let mut opts = EngineOptions::small(1, gw, u64::MAX / 4);
         opts.devices = vec![ordinal as u32];
-        opts.timeline = false;
+        opts.timeline = timeline.is_some();
         let engine = Engine::new(opts, vec![Arc::new(backend) as Arc<dyn Backend>])?;
         let info = engine
             .load_circuit(ID, path, CheckMode::Trusted, &|_, _| {})
@@ -45,7 +48,15 @@ impl Cuzk {
             num_aux: p.l,
             num_constraints: p.domain_size(),
         };
-        Ok(Self { engine, shape })
+        if let Some(p) = &timeline {
+            // One file per run: the calls of this run append to it.
+            std::fs::write(p, "").with_context(|| format!("creating {}", p.display()))?;
+        }
+        Ok(Self {
+            engine,
+            shape,
+            timeline,
+        })
     }
 
     /// Synthesizes `circuits`, then proves them as one engine job (one
@@ -66,6 +77,14 @@ impl Cuzk {
             .context("cuzk prover")?;
         let gpu_wall = t.elapsed();
         let wall = start.elapsed();
+        if let Some(p) = &self.timeline {
+            let mut f = std::fs::OpenOptions::new()
+                .append(true)
+                .open(p)
+                .with_context(|| format!("opening {}", p.display()))?;
+            write_json_lines(&self.engine.take_timeline(), &mut f)
+                .with_context(|| format!("writing {}", p.display()))?;
+        }
         if let Some(first) = out.partitions.first() {
             // Where the GPU phase goes, for the log (the record keeps totals).
             let parts: Vec<String> = first

@@ -74,6 +74,15 @@ struct Args {
     /// on a multi-GPU host, restrict it with CUDA_VISIBLE_DEVICES.
     #[arg(long, default_value_t = 0)]
     gpu: usize,
+    /// GPU workers of the cuzk side's engine: with 2, one partition's H
+    /// step runs beside the previous one's MSMs (batches only).
+    #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u64).range(1..=4))]
+    gw: u64,
+    /// Append the cuzk side's engine timeline (one JSON object per event,
+    /// `cuzk_scheduler::Event`; every call's events, on the engine's clock)
+    /// to this file, for `cargo xtask timeline`.
+    #[arg(long, value_name = "FILE")]
+    timeline: Option<PathBuf>,
     /// Only find or generate the parameter files, prove nothing.
     #[arg(long)]
     setup_only: bool,
@@ -252,7 +261,7 @@ fn load_only(args: &Args, file: &Path) -> Result<bool> {
             // stand-in without Drop, hence the allow.
             #[allow(clippy::drop_non_drop)]
             let r = match side {
-                Side::Cuzk => load_cuzk(file, args.gpu).map(|c| {
+                Side::Cuzk => load_cuzk(file, args).map(|c| {
                     let placed = t.elapsed();
                     drop(c);
                     (placed, t.elapsed())
@@ -376,7 +385,7 @@ fn run_side(
     };
     let t = Instant::now();
     match side {
-        Side::Cuzk => match load_cuzk(path, args.gpu) {
+        Side::Cuzk => match load_cuzk(path, args) {
             Ok(prover) => measure(&|c| prover.prove(c, referee), t.elapsed()),
             Err(e) => failed_all(e),
         },
@@ -388,12 +397,12 @@ fn run_side(
 }
 
 #[cfg(feature = "cuda")]
-fn load_cuzk(path: &Path, gpu: usize) -> Result<cuzk_side::Cuzk> {
-    cuzk_side::Cuzk::load(path, gpu)
+fn load_cuzk(path: &Path, args: &Args) -> Result<cuzk_side::Cuzk> {
+    cuzk_side::Cuzk::load(path, args.gpu, args.gw as usize, args.timeline.clone())
 }
 
 #[cfg(not(feature = "cuda"))]
-fn load_cuzk(_path: &Path, _gpu: usize) -> Result<Unavailable> {
+fn load_cuzk(_path: &Path, _args: &Args) -> Result<Unavailable> {
     bail!("built without feature `cuda`")
 }
 

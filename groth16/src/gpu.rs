@@ -461,9 +461,10 @@ impl GpuBackend {
         let ms = |i: usize, j: usize| f64::from(ev[i].elapsed_ms(&ev[j]).unwrap_or(0.0).max(0.0));
         let d = |m: f64| std::time::Duration::from_secs_f64(m / 1e3);
         let (up, spmv) = (d(ms(0, 1)).min(wall), d(ms(1, 2)));
-        times.add("upload_z", up);
-        times.add("spmv", spmv.min(wall.saturating_sub(up)));
-        times.add("ntt_h", wall.saturating_sub(up + spmv));
+        let spmv = spmv.min(wall.saturating_sub(up));
+        times.add_at("upload_z", t, up);
+        times.add_at("spmv", t + up, spmv);
+        times.add_at("ntt_h", t + up + spmv, wall.saturating_sub(up + spmv));
         for buf in [inputs, aux, b, c] {
             pool.put(buf, s);
         }
@@ -685,8 +686,9 @@ impl Backend for GpuBackend {
                     .h_step_profiled(&self.stream, &abc[0], &abc[1], &abc[2])
                     .map_err(ntt_err)?;
                 let wall = t.elapsed();
-                h_times.add("upload_abc", prof.upload.min(wall));
-                h_times.add("ntt_h", wall.saturating_sub(prof.upload));
+                let up = prof.upload.min(wall);
+                h_times.add_at("upload_abc", t, up);
+                h_times.add_at("ntt_h", t + up, wall - up);
                 // Freeing 1.6 GB at 2^24 takes ~30–40 ms of page
                 // unmapping: off this path, while the H MSM runs.
                 drop(pins);
@@ -701,10 +703,10 @@ impl Backend for GpuBackend {
             self.ntt.buffers().put(coeffs, &self.stream);
             h.map(|h| (h, abc_freeing))
         };
+        let t_classify = std::time::Instant::now();
         let (splits, h) = std::thread::scope(|sc| {
             let h = sc.spawn(h_path);
-            let t = std::time::Instant::now();
-            let splits = split_all(view).map(|s| (s, t.elapsed()));
+            let splits = split_all(view).map(|s| (s, t_classify.elapsed()));
             (splits, h.join())
         });
         let (h, abc_freeing) = h.map_err(|_| Groth16Error::Backend {
@@ -715,6 +717,7 @@ impl Backend for GpuBackend {
         // Classification ran beside the H path: only the part of it that
         // outlasted the H path adds to the partition's wall time.
         let extra = classify_time.saturating_sub(h_times.total());
+        timings.beside("classify", t_classify, classify_time);
         timings.merge(&h_times);
         if !extra.is_zero() {
             timings.add("classify_wait", extra);

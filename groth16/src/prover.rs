@@ -24,7 +24,10 @@ pub struct ProofOutput {
     pub inputs: Vec<Fr>,
     /// Where the time went.
     pub timings: Timings,
-    /// Wall time of the backend's evaluation (the device region).
+    /// When the backend's evaluation (the device region) began: every
+    /// stage span lies in `[evaluate_start, evaluate_start + evaluate]`.
+    pub evaluate_start: std::time::Instant,
+    /// Wall time of the backend's evaluation.
     pub evaluate: std::time::Duration,
 }
 
@@ -101,6 +104,7 @@ pub fn prove_assignment(
         proof,
         inputs,
         timings,
+        evaluate_start: t,
         evaluate,
     })
 }

@@ -24,7 +24,9 @@
 //! CUZK_MSM_BENCH_LOGS="24,27;24" runs G1 2^24 and 2^27, G2 2^24 only;
 //! CUZK_MSM_BENCH_PROOF_SHAPE=1 measures 2^k − 1 points instead of 2^k
 //! (a proof's H MSM). Each size also reports its first call (the warm-up)
-//! on its own row.
+//! on its own row. CUZK_MSM_BENCH_BUSY_HOST=1 adds a row timed while every
+//! core copies memory. CUZK_MSM_PROFILE=1 (the library's) prints each
+//! MSM's device time per phase to stderr.
 
 #[path = "../tests/gpu_common/mod.rs"]
 mod gpu_common;
@@ -149,7 +151,6 @@ fn curve_msms<C: GpuPoint>(
         let ds = DeviceBuffer::from_slice(g.stream(), &scalars[..n]).expect("scalars");
         let (ms, first, got) = time_first(runs, || g.msm_device(0, &ds).expect("msm"));
         assert!(same::<C>(got, want), "{} 2^{log} wrong", C::NAME);
-        drop(ds);
         let floor = msm_floor::<C>(m, n, c);
         let affine = msm_floor_affine::<C>(m, n, c);
         rows.push(Row {
@@ -169,6 +170,24 @@ fn curve_msms<C: GpuPoint>(
             floor_ms: floor,
             affine_floor_ms: affine,
         });
+        if std::env::var_os("CUZK_MSM_BENCH_BUSY_HOST").is_some() {
+            let (ms, got) = busy_host(|| time(runs, || g.msm_device(0, &ds).expect("msm")));
+            assert!(
+                same::<C>(got, want),
+                "{} 2^{log} (host busy) wrong",
+                C::NAME
+            );
+            rows.push(Row {
+                what: format!("{} msm, device scalars, host busy", C::NAME),
+                n,
+                window: c,
+                ms,
+                floor_ms: floor,
+                affine_floor_ms: affine,
+            });
+            print_row(rows.last().unwrap());
+        }
+        drop(ds);
         let (ms, got) = time(runs, || g.msm(0, &scalars[..n]).expect("msm"));
         assert!(
             same::<C>(got, want),
@@ -186,6 +205,31 @@ fn curve_msms<C: GpuPoint>(
         print_row(rows.last().unwrap());
     }
     Some((g, a, d))
+}
+
+/// Runs `f` while every core copies memory (64 MiB buffers, as a proof's
+/// classification and staging do beside its H MSM): does the MSM slow down
+/// when its launching thread and the host's memory are contended?
+fn busy_host<R>(f: impl FnOnce() -> R) -> R {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    let stop = AtomicBool::new(false);
+    let cores = std::thread::available_parallelism().map_or(4, |c| c.get());
+    std::thread::scope(|sc| {
+        for _ in 0..cores {
+            sc.spawn(|| {
+                let mut a = vec![1u8; 64 << 20];
+                let mut b = vec![2u8; 64 << 20];
+                while !stop.load(Ordering::Relaxed) {
+                    b.copy_from_slice(&a);
+                    std::mem::swap(&mut a, &mut b);
+                }
+                std::hint::black_box(&a);
+            });
+        }
+        let r = f();
+        stop.store(true, Ordering::Relaxed);
+        r
+    })
 }
 
 fn sweep(g: &GpuBases<G1Affine>, m: &Machine, log: usize, rows: &mut Vec<Row>) {

@@ -38,6 +38,8 @@ struct host_exec {
     void for_each(size_t n, const Op &op) {
         for (size_t i = 0; i < n; i++) op(i);
     }
+    // The device executor's profile marks (CUZK_MSM_PROFILE); none here.
+    void phase(const char *) {}
     // The device's one-block scan, its threads run one after another.
     void scan(const uint32_t *cnt, uint32_t *off, uint32_t B) {
         uint32_t tot[kScanThreads];

@@ -5,9 +5,12 @@
 
 #include <cuda_runtime.h>
 
+#include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <type_traits>
+#include <vector>
 
 #include "cuzk_error.cuh"
 #include "cuzk_msm.h"
@@ -95,6 +98,67 @@ inline void check(cudaError_t e) {
     if (e != cudaSuccess) throw cuda_failure{e};
 }
 
+// Phase profile, for diagnosing an MSM inside a proof where no profiler
+// runs (nsys is not on the device machines): CUZK_MSM_PROFILE=1 (read once
+// per process) records a CUDA event at each phase boundary of msm_run and
+// prints one line per MSM to stderr — device ms per phase, the host's time
+// inside cudaMallocAsync (a pool that must map fresh memory blocks there,
+// and the device may drain its queue meanwhile) and the call's wall time.
+inline bool profiling() {
+    static const bool on = [] {
+        const char *v = std::getenv("CUZK_MSM_PROFILE");
+        return v && v[0] == '1' && v[1] == 0;
+    }();
+    return on;
+}
+
+struct phase_log {
+    std::vector<std::pair<const char *, cudaEvent_t>> marks;
+    double alloc_ms = 0;
+    uint32_t allocs = 0;
+    std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now();
+    ~phase_log() {
+        for (auto &m : marks) (void)cudaEventDestroy(m.second);
+    }
+    void mark(const char *name, cudaStream_t s) {
+        cudaEvent_t e;
+        if (cudaEventCreate(&e) != cudaSuccess) return;  // a lost mark only shortens the report
+        if (cudaEventRecord(e, s) != cudaSuccess) {
+            (void)cudaEventDestroy(e);
+            return;
+        }
+        marks.emplace_back(name, e);
+    }
+    // Waits for the last mark, then prints the device time between marks
+    // summed by the name of the phase each span begins.
+    void report(const char *curve, uint32_t n, uint32_t c) {
+        if (marks.empty() || cudaEventSynchronize(marks.back().second) != cudaSuccess) return;
+        const double wall =
+            std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+        std::vector<std::pair<const char *, double>> sums;
+        double total = 0;
+        for (size_t i = 0; i + 1 < marks.size(); i++) {
+            float ms = 0;
+            if (cudaEventElapsedTime(&ms, marks[i].second, marks[i + 1].second) != cudaSuccess) continue;
+            total += ms;
+            size_t k = 0;
+            while (k < sums.size() && std::strcmp(sums[k].first, marks[i].first) != 0) k++;
+            if (k == sums.size()) sums.emplace_back(marks[i].first, 0.0);
+            sums[k].second += ms;
+        }
+        char line[1024];
+        int len = std::snprintf(line, sizeof line, "cuzk msm profile %s n=%u c=%u:", curve, n, c);
+        for (auto &p : sums)
+            if (len > 0 && (size_t)len < sizeof line)
+                len += std::snprintf(line + len, sizeof line - len, " %s %.1f", p.first, p.second);
+        if (len > 0 && (size_t)len < sizeof line)
+            std::snprintf(line + len, sizeof line - len,
+                          "; device %.1f ms, host in cudaMallocAsync %.1f ms (%u calls), wall %.1f ms\n", total,
+                          alloc_ms, allocs, wall);
+        std::fputs(line, stderr);
+    }
+};
+
 struct device_exec {
     // Affine rounds (msm_rounds.cuh): 2^25 sorted entries per chunk (≈ 3.2
     // GB of G1 scratch), because every chunk and round waits on one direct
@@ -106,11 +170,22 @@ struct device_exec {
     static constexpr uint64_t kRoundChunk = 1ull << 25;
     static constexpr uint64_t kInvDirect = 4096;
     cudaStream_t s;
+    phase_log *log = nullptr;  // CUZK_MSM_PROFILE only
     template <class T>
     T *alloc(size_t n) {
         void *p = nullptr;
+        if (!log) {
+            check(cudaMallocAsync(&p, (n ? n : 1) * sizeof(T), s));
+            return static_cast<T *>(p);
+        }
+        const auto t = std::chrono::steady_clock::now();
         check(cudaMallocAsync(&p, (n ? n : 1) * sizeof(T), s));
+        log->alloc_ms += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t).count();
+        log->allocs++;
         return static_cast<T *>(p);
+    }
+    void phase(const char *name) {
+        if (log) log->mark(name, s);
     }
     template <class T>
     void release(T *p) {
@@ -159,6 +234,24 @@ inline int rounds_override() {
     return r;
 }
 
+// Stream-ordered pool policy, from CUZK_MSM_POOL (read once per process),
+// for A/B runs: unset → the default pool as CUDA leaves it (release
+// threshold 0: memory beyond what is in use goes back at every
+// synchronisation, so each MSM maps its scratch again); "retain" → release
+// threshold ∞ on the calling thread's device (the pool keeps its peak).
+inline void apply_pool_policy() {
+    static const bool retain = [] {
+        const char *v = std::getenv("CUZK_MSM_POOL");
+        return v && std::strcmp(v, "retain") == 0;
+    }();
+    if (!retain) return;
+    int dev = 0;
+    cudaMemPool_t pool;
+    if (cudaGetDevice(&dev) != cudaSuccess || cudaDeviceGetDefaultMemPool(&pool, dev) != cudaSuccess) return;
+    uint64_t keep = ~0ull;
+    (void)cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep);
+}
+
 template <class Body>
 cuzk_error run_device(Body &&body) {
     return guard([&] {
@@ -181,9 +274,16 @@ template <class F>
 cuzk_error dev_msm(const void *bases, const uint32_t *idx, const void *scalars, uint32_t n, uint32_t c, void *out,
                    cuzk_stream stream) {
     return run_device([&] {
+        apply_pool_policy();
         device_exec ex{static_cast<cudaStream_t>(stream)};
+        phase_log log;
+        if (profiling()) ex.log = &log;
         msm_run<F>(ex, static_cast<const affine_t<F> *>(bases), idx, static_cast<const fr_t *>(scalars), n, c,
                    static_cast<xyzz_t<F> *>(out), rounds_override());
+        if (ex.log) {
+            ex.phase("end");
+            log.report(std::is_same<F, fp_t>::value ? "G1" : "G2", n, c);
+        }
     });
 }
 

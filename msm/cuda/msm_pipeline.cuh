@@ -548,6 +548,7 @@ void msm_run(Exec &ex, const affine_t<F> *bases, const uint32_t *idx, const fr_t
     const uint64_t E = R ? padded_bound(entries, B, R) : entries;
 
     // 1-2: digits, counting sort per window (buckets padded to 2^R entries)
+    ex.phase("sort");
     auto digits = make_buf<uint32_t>(ex, entries);
     ex.for_each(n, digits_op{scalars, digits->p, p});
     auto counts = make_buf<uint32_t>(ex, B);
@@ -582,6 +583,7 @@ void msm_run(Exec &ex, const affine_t<F> *bases, const uint32_t *idx, const fr_t
     }
 
     // 3b: level 0 (mixed adds), then levels of partials
+    ex.phase("level0");
     ex.for_each(B, seg_count_op{off0->p, counts->p, kL0});
     auto off = make_buf<uint32_t>(ex, (size_t)B + 1);
     ex.scan(counts->p, off->p, B);
@@ -593,9 +595,11 @@ void msm_run(Exec &ex, const affine_t<F> *bases, const uint32_t *idx, const fr_t
     blocks.reset();
     off0.reset();
     counts.reset();
+    ex.phase("levels");
     run_levels<F>(ex, B, level_count(per_bucket) - 1, items, off, bound);
 
     // 4: bucket reduction into the caller's window sums
+    ex.phase("reduce");
     reduce_buckets<F>(ex, p, items, off, win);
 }
 

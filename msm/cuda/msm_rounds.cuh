@@ -319,8 +319,11 @@ void affine_rounds(Exec &ex, const affine_t<F> *bases, const uint32_t *idx, cons
             const size_t np = (size_t)(len >> (r + 1));
             const size_t T = chain_threads(np);
             affine_t<F> *out = r + 1 == R ? blocks + (e0 >> R) : (r % 2 == 0 ? ping->p : pong->p);
+            ex.phase("rounds.fwd");
             ex.for_each(T, pair_fwd_op<F>{src, total, e0, r + 1, np, T, pre->p, tot->p});
+            ex.phase("rounds.invert");
             batch_invert<F>(ex, tot->p, T);
+            ex.phase("rounds.bwd");
             ex.for_each(T, pair_bwd_op<F>{src, total, e0, r + 1, np, T, pre->p, tot->p, out});
             src = round_src<F>{out, nullptr, nullptr};
         }

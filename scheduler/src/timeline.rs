@@ -22,9 +22,10 @@ pub enum EventKind {
     GpuQueued,
     /// A GPU worker entered the device region (holds the device lock).
     GpuStart,
-    /// One backend stage (`name`), a span inside the device region. The CPU
-    /// backend reports durations only; starts are laid end to end from
-    /// `gpu_start`.
+    /// One backend stage (`name`), a span inside the device region, at the
+    /// time it ran. `detail` "beside": work that ran beside the stages
+    /// (the GPU backend's CPU classification during its H path), counted
+    /// in no stage.
     Stage,
     /// The GPU worker left the device region.
     GpuEnd,

@@ -156,10 +156,22 @@ fn every_partition_proved_once_in_order_and_verified() {
                 seq.windows(2).all(|w| w[0] <= w[1]),
                 "job {j} partition {i}: {seq:?}"
             );
-            let stages = tl.iter().filter(|x| {
-                x.kind == EventKind::Stage && x.job == Some(j) && x.partition == Some(i)
-            });
-            assert!(stages.count() >= 1, "backend stages are in the timeline");
+            let stages: Vec<&Event> = tl
+                .iter()
+                .filter(|x| {
+                    x.kind == EventKind::Stage && x.job == Some(j) && x.partition == Some(i)
+                })
+                .collect();
+            assert!(!stages.is_empty(), "backend stages are in the timeline");
+            // Spans where they ran: inside the partition's device region.
+            let (g0, g1) = (t(EventKind::GpuStart), t(EventKind::GpuEnd));
+            for st in &stages {
+                let end = st.t + st.dur.expect("a stage is a span");
+                assert!(
+                    st.t >= g0 && end <= g1 + 1e-6,
+                    "job {j} partition {i}: {st:?} outside [{g0}, {g1}]"
+                );
+            }
         }
     }
     assert!(e.take_timeline().is_empty());

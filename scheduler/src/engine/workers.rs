@@ -372,7 +372,7 @@ impl Inner {
             };
             let g1 = res
                 .as_ref()
-                .map_or_else(|_| Instant::now(), |out| g0 + out.evaluate);
+                .map_or_else(|_| Instant::now(), |out| out.evaluate_start + out.evaluate);
             self.event(
                 Event::new(self.secs(g1), EventKind::GpuEnd)
                     .part(job, index)
@@ -403,17 +403,23 @@ impl Inner {
                         _ => stages.add(name, *dur),
                     }
                 }
-                let mut at = self.secs(g0);
-                for (name, dur) in stages.stages() {
-                    let s = dur.as_secs_f64();
-                    self.event(
-                        Event::new(at, EventKind::Stage)
-                            .part(job, index)
-                            .device(device, w)
-                            .name(*name)
-                            .dur(s),
-                    );
-                    at += s;
+                // Each stage where it really ran (the backend's spans; with
+                // two GPU workers one partition's H step runs beside
+                // another's MSMs), and work beside the stages (CPU
+                // classification) marked as such.
+                for sp in out.timings.spans() {
+                    if matches!(sp.stage, "epilogue" | "verify") {
+                        continue;
+                    }
+                    let mut e = Event::new(self.secs(sp.start), EventKind::Stage)
+                        .part(job, index)
+                        .device(device, w)
+                        .name(sp.stage)
+                        .dur(sp.dur.as_secs_f64());
+                    if !sp.staged {
+                        e.detail = Some("beside".into());
+                    }
+                    self.event(e);
                 }
                 let a0 = self.secs(g1);
                 self.event(
