@@ -80,7 +80,7 @@ struct Args {
     gw: u64,
     /// Append the cuzk side's engine timeline (one JSON object per event,
     /// `cuzk_scheduler::Event`; every call's events, on the engine's clock)
-    /// to this file, for `cargo xtask timeline`.
+    /// to this file, for `cuzk timeline FILE`.
     #[arg(long, value_name = "FILE")]
     timeline: Option<PathBuf>,
     /// Only find or generate the parameter files, prove nothing.

@@ -52,6 +52,8 @@ enum Cmd {
     Daemon(cmd::daemon::Args),
     /// Talk to a running daemon: submit, await, prove, status, cancel, preload, evict, metrics.
     Client(cmd::client::Args),
+    /// Draw a timeline file (`bench --timeline`) as a text Gantt chart of the device stages, with what overlapped.
+    Timeline(cmd::timeline::Args),
 }
 
 #[derive(clap::Args, Debug)]
@@ -295,6 +297,7 @@ fn main() -> ExitCode {
         },
         Cmd::Daemon(a) => cmd::daemon::run(&ctx, a),
         Cmd::Client(a) => cmd::client::run(&ctx, a),
+        Cmd::Timeline(a) => cmd::timeline::run(&ctx, a),
     });
     match res {
         Ok(Ok(())) => ExitCode::SUCCESS,

@@ -334,7 +334,8 @@ fn total(it: impl Iterator<Item = f64>) -> f64 {
     it.fold(0.0, |a, b| a + b)
 }
 
-fn overlap(a: (f64, f64), w: (f64, f64)) -> f64 {
+/// Length of the intersection of two intervals (0 when disjoint).
+pub(crate) fn overlap(a: (f64, f64), w: (f64, f64)) -> f64 {
     (a.1.min(w.1) - a.0.max(w.0)).max(0.0)
 }
 
@@ -344,7 +345,7 @@ type PartKey = (Option<u64>, Option<usize>);
 /// Pairs `start`/`end` events per (job, partition) into intervals, with the
 /// device of the start event.
 /// Merges sorted, possibly overlapping spans into disjoint ones.
-fn union(sorted: Vec<(f64, f64)>) -> Vec<(f64, f64)> {
+pub(crate) fn union(sorted: Vec<(f64, f64)>) -> Vec<(f64, f64)> {
     let mut out: Vec<(f64, f64)> = Vec::with_capacity(sorted.len());
     for (a, b) in sorted {
         match out.last_mut() {

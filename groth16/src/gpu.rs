@@ -115,16 +115,32 @@ pub fn bases_bytes(params: &Parameters) -> u64 {
     (c.h + c.l + c.a + c.b) as u64 * g1 + c.b as u64 * g2
 }
 
-/// Device bytes one partition needs besides the bases: the H step's three
-/// n-element buffers (staged uploads), the witness of a deferred assignment
-/// (inputs and aux), plus MSM scratch (digits, sorted indices, buckets and
-/// the gathered tail; a generous 48 bytes per point of the largest MSM).
-pub fn working_bytes(params: &Parameters) -> u64 {
+/// Device bytes one partition in flight holds besides the bases: the H
+/// step's three n-element buffers (staged uploads) and the witness of a
+/// deferred assignment (inputs and aux), plus 64 MiB of small buffers.
+pub fn partition_bytes(params: &Parameters) -> u64 {
     let n = params.domain_size() as u64;
+    let witness = (params.counts().l + params.vk.ic.len()) as u64 * 32;
+    3 * n * 32 + witness + (64 << 20)
+}
+
+/// Device bytes of the largest MSM's temporaries for `params`
+/// ([`cuzk_msm::gpu::scratch_bytes`]: the pipeline's own allocations, ≈ 22
+/// GB for the 2^27 H MSM). One MSM runs at a time per device (the device
+/// lock), so this is counted once however many partitions are in flight.
+pub fn msm_bytes(params: &Parameters) -> u64 {
+    use cuzk_msm::gpu::scratch_bytes;
     let c = params.counts();
-    let largest = n.max(c.l as u64);
-    let witness = (c.l + params.vk.ic.len()) as u64 * 32;
-    3 * n * 32 + witness + largest * 48 + (64 << 20)
+    let g1 = c.h.max(c.l).max(c.a).max(c.b);
+    scratch_bytes::<G1Affine>(g1).max(scratch_bytes::<G2Affine>(c.b))
+}
+
+/// Device bytes `depth` partitions in flight need besides the bases:
+/// `depth` × [`partition_bytes`] + one [`msm_bytes`].
+pub fn working_bytes(params: &Parameters, depth: usize) -> u64 {
+    (depth as u64)
+        .saturating_mul(partition_bytes(params))
+        .saturating_add(msm_bytes(params))
 }
 
 /// The GPU backend for one device.
@@ -240,7 +256,7 @@ impl GpuBackend {
         self.ntt.buffers().clear(); // and the old set's H-step buffers
         self.depth.store(1, std::sync::atomic::Ordering::Relaxed);
         self.unpin();
-        let need = bases_bytes(params) + working_bytes(params);
+        let need = bases_bytes(params) + working_bytes(params, 1);
         let mode = match mode {
             Residency::Auto => {
                 let (free, _) = self.mem_info()?;
@@ -272,7 +288,7 @@ impl GpuBackend {
             // MSMs) only when both working sets fit beside the bases.
             // (An unreadable free-memory figure just means no pipelining.)
             let free = self.mem_info().map_or(0, |(free, _)| free);
-            let depth = if free >= 2 * working_bytes(params) {
+            let depth = if free >= working_bytes(params, 2) {
                 2
             } else {
                 1
@@ -292,12 +308,12 @@ impl GpuBackend {
 
     /// Lets the H step keep the buffers of `depth` partitions between
     /// calls: the working memory the placement reserved for them
-    /// ([`working_bytes`]), so the pool never holds more than the budget
-    /// already counts as used. Keeping them saves an allocation and a
+    /// ([`partition_bytes`] each), so the pool never holds more than the
+    /// budget already counts as used. Keeping them saves an allocation and a
     /// `cudaFree` (which waits for the whole device, the other partition's
     /// MSMs included) per buffer and partition.
     fn keep_h_buffers(&self, depth: usize, params: &Parameters) {
-        let bytes = (depth as u64).saturating_mul(working_bytes(params));
+        let bytes = (depth as u64).saturating_mul(partition_bytes(params));
         self.ntt
             .buffers()
             .set_limit(usize::try_from(bytes).unwrap_or(usize::MAX));
@@ -406,7 +422,7 @@ impl GpuBackend {
         // Buffers the H step keeps are working memory, free for this.
         let free =
             self.mem_info().map_or(0, |(free, _)| free) + self.ntt.buffers().held_bytes() as u64;
-        if depth > 1 && free < depth as u64 * working_bytes(params) {
+        if depth > 1 && free < working_bytes(params, depth) {
             self.depth.store(1, std::sync::atomic::Ordering::Relaxed);
             self.keep_h_buffers(1, params);
         }

@@ -36,6 +36,10 @@ int32_t cuzk_msm_host_run(int32_t curve, const void *bases, const uint32_t *idx,
                           uint32_t c, void *out);
 /* out[0] = Σ bases[j] over set bits j < nbits of words (bit j = bit j%64 of word j/64). */
 int32_t cuzk_msm_host_bitmap_sum(int32_t curve, const void *bases, const uint64_t *words, uint32_t nbits, void *out);
+/* Peak device memory cuzk_msm_dev_run allocates for n points at window c
+ * (its temporaries; computed on the host by running the same driver with an
+ * executor that only counts); 0 for invalid arguments. */
+uint64_t cuzk_msm_dev_scratch_bytes(int32_t curve, uint32_t n, uint32_t c);
 /* digits[j·n + i]: signed digit j of scalar i as |d| | sign<<31 (W = ceil(256/c) windows). */
 int32_t cuzk_msm_host_digits(const void *scalars, uint32_t n, uint32_t c, uint32_t *digits);
 /* The counting sort: off[0..=B] bucket offsets (B = W·2^(c−1)), sorted[0..off[B]] entries point | sign<<31. */

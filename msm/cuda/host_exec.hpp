@@ -18,8 +18,8 @@ struct host_exec {
     // Affine rounds (msm_rounds.cuh): small chunks so that CI-sized MSMs
     // cross chunk boundaries; recursion down to 64 elements, because here
     // every direct inversion costs its full price.
-    static constexpr uint64_t kRoundChunk = 1ull << 12;
     static constexpr uint64_t kInvDirect = 64;
+    uint64_t round_chunk() const { return 1ull << 12; }
     template <class T>
     T *alloc(size_t n) {
         void *p = std::malloc((n ? n : 1) * sizeof(T));

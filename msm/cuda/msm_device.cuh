@@ -160,15 +160,9 @@ struct phase_log {
 };
 
 struct device_exec {
-    // Affine rounds (msm_rounds.cuh): 2^25 sorted entries per chunk (≈ 3.2
-    // GB of G1 scratch), because every chunk and round waits on one direct
-    // inversion and its recursion levels (ncu on the H200: 99 of them per
-    // G1 2^24 MSM at 2^24 entries per chunk, ≈ 1 ms each; with 2^25 the
-    // MSM went 292 → 255 ms, together with the inversion's arrays kept in
-    // registers). Direct inversion of up to 4096 elements, one thread
-    // each: one inversion's latency whatever the count.
-    static constexpr uint64_t kRoundChunk = 1ull << 25;
-    static constexpr uint64_t kInvDirect = 4096;
+    // The shape measure_exec sizes (msm_pipeline.cuh says why these).
+    static constexpr uint64_t kInvDirect = kDeviceInvDirect;
+    uint64_t round_chunk() const { return device_round_chunk(); }
     cudaStream_t s;
     phase_log *log = nullptr;  // CUZK_MSM_PROFILE only
     template <class T>
@@ -222,34 +216,19 @@ struct device_exec {
     }
 };
 
-// Affine rounds per MSM, from CUZK_MSM_ROUNDS (read once per process), for
-// A/B measurement: unset → auto_rounds, "0" → none (XYZZ level 0 only),
-// "1".."6" → forced.
-inline int rounds_override() {
-    static const int r = [] {
-        const char *v = std::getenv("CUZK_MSM_ROUNDS");
-        if (!v || v[0] < '0' || v[0] > '9' || v[1] != 0) return -1;
-        return v[0] - '0';
-    }();
-    return r;
-}
-
-// Stream-ordered pool policy, from CUZK_MSM_POOL (read once per process),
-// for A/B runs: unset → the default pool as CUDA leaves it (release
-// threshold 0: memory beyond what is in use goes back at every
-// synchronisation, so each MSM maps its scratch again); "retain" → release
-// threshold ∞ on the calling thread's device (the pool keeps its peak).
-inline void apply_pool_policy() {
-    static const bool retain = [] {
-        const char *v = std::getenv("CUZK_MSM_POOL");
-        return v && std::strcmp(v, "retain") == 0;
-    }();
-    if (!retain) return;
+// The stream-ordered pool keeps up to the largest scratch an MSM of this
+// process has needed (per device): the placement reserves that much as
+// working memory (cuzk_msm_dev_scratch_bytes), and CUDA's default release
+// threshold (0) would hand it back at every synchronisation, so each MSM
+// mapped its scratch again — 20–27 ms of the G1 2^27 MSM's 1590 on the
+// H200 (host time in cudaMallocAsync; 4 ms at 2^24), 0.5 ms when kept.
+inline void keep_scratch(uint64_t bytes) {
     int dev = 0;
     cudaMemPool_t pool;
     if (cudaGetDevice(&dev) != cudaSuccess || cudaDeviceGetDefaultMemPool(&pool, dev) != cudaSuccess) return;
-    uint64_t keep = ~0ull;
-    (void)cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep);
+    uint64_t now = 0;
+    if (cudaMemPoolGetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &now) != cudaSuccess || now >= bytes) return;
+    (void)cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &bytes);
 }
 
 template <class Body>
@@ -274,7 +253,7 @@ template <class F>
 cuzk_error dev_msm(const void *bases, const uint32_t *idx, const void *scalars, uint32_t n, uint32_t c, void *out,
                    cuzk_stream stream) {
     return run_device([&] {
-        apply_pool_policy();
+        keep_scratch(msm_scratch_peak<F>(n, c));
         device_exec ex{static_cast<cudaStream_t>(stream)};
         phase_log log;
         if (profiling()) ex.log = &log;

@@ -38,6 +38,15 @@ int32_t cuzk_msm_host_bitmap_sum(int32_t curve, const void *bases, const uint64_
     });
 }
 
+uint64_t cuzk_msm_dev_scratch_bytes(int32_t curve, uint32_t n, uint32_t c) {
+    if ((curve != CUZK_MSM_G1 && curve != CUZK_MSM_G2) || !msm_args_ok(n, c)) return 0;
+    try {
+        return curve == CUZK_MSM_G1 ? msm_scratch_peak<fp_t>(n, c) : msm_scratch_peak<fp2_t>(n, c);
+    } catch (...) {
+        return UINT64_MAX;  // no exception crosses the C ABI; "too much" is the safe answer
+    }
+}
+
 int32_t cuzk_msm_host_digits(const void *scalars, uint32_t n, uint32_t c, uint32_t *digits) {
     if (!msm_args_ok(n, c) || (n && (!scalars || !digits))) return CUZK_ERR_INVALID_ARG;
     const plan_t p = make_plan(n, c);

@@ -33,7 +33,10 @@
 //     of a 2^20 MSM), microseconds on the host.
 #pragma once
 
+#include <cstdint>
+#include <cstdlib>
 #include <memory>
+#include <utility>
 #include <vector>
 
 #include "bls12_381.cuh"
@@ -520,6 +523,40 @@ void reduce_buckets(Exec &ex, const plan_t &p, owned<xyzz_t<F>, Exec> &items, ow
     }
 }
 
+// The device executor's shape (msm_device.cuh), here so that measure_exec
+// (below) sizes exactly what a device run allocates.
+//
+// Affine rounds work in chunks of this many sorted entries: 2^25 by
+// default (≈ 3.2 GB of G1 scratch), because every chunk and round waits on
+// one direct inversion and its recursion levels (ncu on the H200: 99 of
+// them per G1 2^24 MSM at 2^24 entries per chunk, ≈ 1 ms each; with 2^25
+// the MSM went 292 → 255 ms, together with the inversion's arrays kept in
+// registers). CUZK_MSM_ROUND_CHUNK=k (read once per process) sets 2^k,
+// 20 ≤ k ≤ 28, for A/B runs.
+inline uint64_t device_round_chunk() {
+    static const uint64_t chunk = [] {
+        const char *v = std::getenv("CUZK_MSM_ROUND_CHUNK");
+        const long k = v ? std::strtol(v, nullptr, 10) : 0;
+        return k >= 20 && k <= 28 ? 1ull << k : 1ull << 25;
+    }();
+    return chunk;
+}
+// Direct inversion of up to this many elements, one thread each: one
+// inversion's latency whatever the count.
+constexpr uint64_t kDeviceInvDirect = 4096;
+
+// Affine rounds per MSM, from CUZK_MSM_ROUNDS (read once per process), for
+// A/B measurement: unset → auto_rounds, "0" → none (XYZZ level 0 only),
+// "1".."6" → forced.
+inline int rounds_override() {
+    static const int r = [] {
+        const char *v = std::getenv("CUZK_MSM_ROUNDS");
+        if (!v || v[0] < '0' || v[0] > '9' || v[1] != 0) return -1;
+        return v[0] - '0';
+    }();
+    return r;
+}
+
 // Checks what msm_run requires: 2 ≤ c ≤ 24 and W·n < 2^32 (u32 offsets).
 inline bool msm_args_ok(uint64_t n, uint32_t c) {
     if (c < 2 || c > 24) return false;
@@ -601,6 +638,55 @@ void msm_run(Exec &ex, const affine_t<F> *bases, const uint32_t *idx, const fr_t
     // 4: bucket reduction into the caller's window sums
     ex.phase("reduce");
     reduce_buckets<F>(ex, p, items, off, win);
+}
+
+// An executor that runs nothing and counts: the peak of what a driver
+// allocates at once, with the device's shape. Its pointers are never
+// dereferenced (no step runs), so a driver can be "run" for its sizes alone.
+struct measure_exec {
+    static constexpr uint64_t kInvDirect = kDeviceInvDirect;
+    uint64_t live = 0, peak = 0;
+    std::vector<std::pair<uintptr_t, uint64_t>> blocks;  // fake address → bytes
+    uintptr_t next = 4096;
+    template <class T>
+    T *alloc(size_t n) {
+        const uint64_t bytes = (uint64_t)(n ? n : 1) * sizeof(T);
+        const uintptr_t a = next;
+        next += 4096;
+        blocks.emplace_back(a, bytes);
+        live += bytes;
+        if (live > peak) peak = live;
+        return reinterpret_cast<T *>(a);
+    }
+    template <class T>
+    void release(T *p) {
+        const uintptr_t a = reinterpret_cast<uintptr_t>(p);
+        for (size_t i = 0; i < blocks.size(); i++)
+            if (blocks[i].first == a) {
+                live -= blocks[i].second;
+                blocks.erase(blocks.begin() + (long)i);
+                return;
+            }
+    }
+    template <class T>
+    void zero(T *, size_t) {}
+    template <class Op>
+    void for_each(size_t, const Op &) {}
+    void scan(const uint32_t *, uint32_t *, uint32_t) {}
+    void phase(const char *) {}
+    uint64_t round_chunk() const { return device_round_chunk(); }
+};
+
+// Peak bytes of executor memory a device msm_run of n points at window c
+// allocates (with CUZK_MSM_ROUNDS / CUZK_MSM_ROUND_CHUNK as the device
+// reads them): what a caller must leave free beside the bases. At G1 2^27
+// (c = 20) about 22 GB: the sorted entries (E·4 bytes), the rounds' output
+// blocks (E/2^R points) and one chunk's scratch live together.
+template <class F>
+uint64_t msm_scratch_peak(uint32_t n, uint32_t c) {
+    measure_exec ex;
+    msm_run<F>(ex, nullptr, nullptr, nullptr, n, c, nullptr, rounds_override());
+    return ex.peak;
 }
 
 // out ← Σ bases[j] over the set bits j < nbits of `words`.

@@ -21,7 +21,7 @@
 // [off[b] >> R, off[b+1] >> R), and the XYZZ levels take over (≈ 8 points
 // per bucket are left). No round needs to know where buckets begin.
 //
-// Memory is bounded by working in chunks of Exec::kRoundChunk sorted
+// Memory is bounded by working in chunks of ex.round_chunk() sorted
 // entries (a multiple of 2^kMaxRounds): per chunk, ping-pong buffers of
 // chunk/2 and chunk/4 points and chunk/2 prefix products (≈ 3.2 GB for G1
 // at the device's 2^25). Exec::kInvDirect is where the recursion of
@@ -305,7 +305,7 @@ void batch_invert(Exec &ex, F *v, size_t n) {
 template <class F, class Exec>
 void affine_rounds(Exec &ex, const affine_t<F> *bases, const uint32_t *idx, const uint32_t *sorted,
                    const uint32_t *total, uint64_t E, uint32_t R, affine_t<F> *blocks) {
-    const uint64_t chunk = E < Exec::kRoundChunk ? E : Exec::kRoundChunk;
+    const uint64_t chunk = E < ex.round_chunk() ? E : ex.round_chunk();
     const size_t np0 = (size_t)(chunk / 2);
     const size_t T0 = chain_threads(np0);
     auto ping = make_buf<affine_t<F>>(ex, R > 1 ? np0 : 1);

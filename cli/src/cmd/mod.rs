@@ -12,6 +12,7 @@ pub mod post;
 pub mod prove;
 pub mod setup;
 pub mod snap;
+pub mod timeline;
 pub mod verify;
 
 use anyhow::{Context, Result};

@@ -154,6 +154,19 @@ pub fn window_for(n: usize) -> u32 {
     best.1
 }
 
+/// Peak device memory one GPU MSM of `n` points (at [`window_for`]`(n)`)
+/// allocates for its temporaries, besides the bases and scalars: what a
+/// caller must leave free. Computed by running the pipeline's own driver
+/// with an executor that only counts, so it is what the device allocates
+/// (with `CUZK_MSM_ROUNDS` / `CUZK_MSM_ROUND_CHUNK` as the device reads
+/// them). G1 at 2^27: ≈ 22 GB.
+pub fn scratch_bytes<C: GpuPoint>(n: usize) -> u64 {
+    if n == 0 {
+        return 0;
+    }
+    sys::dev_scratch_bytes::<C>(n, window_for(n))
+}
+
 /// The host C++ twin of the GPU pipeline (same driver, loops instead of
 /// kernels). For tests: it is single-threaded and unoptimised.
 pub mod host {
@@ -241,5 +254,33 @@ mod tests {
         // fails with MsmError::GpuShape instead of overflowing.
         assert!(!args_ok(1 << 29, window_for(1 << 29)));
         assert!(!args_ok(10, 1) && !args_ok(10, 25));
+    }
+
+    #[test]
+    fn scratch_counts_what_the_driver_allocates() {
+        use cuzk_field::{G1Affine, G2Affine};
+        assert_eq!(scratch_bytes::<G1Affine>(0), 0);
+        for log in [16u32, 20, 24, 27] {
+            let n = (1usize << log) - 1;
+            let c = window_for(n);
+            let entries = u64::from(windows(c)) * n as u64;
+            let g1 = scratch_bytes::<G1Affine>(n);
+            let g2 = scratch_bytes::<G2Affine>(n);
+            // G2 has no rounds: the digits and the sorted entries (4 bytes
+            // each) are live together during the sort's scatter.
+            assert!(g2 >= 8 * entries, "G2 2^{log}: {g2} < {}", 8 * entries);
+            // G1's rounds keep the sorted entries (≥ one per digit) and
+            // their output blocks (≥ entries / 2^6 affine points) at once.
+            assert!(
+                g1 >= 4 * entries + entries / 64 * 96,
+                "G1 2^{log}: {g1}"
+            );
+            // And nothing wildly beyond: under 200 bytes per entry.
+            assert!(g1 < 200 * entries && g2 < 200 * entries, "2^{log}");
+        }
+        // Monotone in n, and about 22 GB at the PoRep H MSM.
+        let h = scratch_bytes::<G1Affine>((1 << 27) - 1);
+        assert!(h > scratch_bytes::<G1Affine>((1 << 26) - 1));
+        assert!((15e9..30e9).contains(&(h as f64)), "{h}");
     }
 }

@@ -1,5 +1,5 @@
 //! The GPU MSM's only `unsafe` code: a hand-written `extern "C"` block for
-//! `cuda/cuzk_msm.h` (six functions; small enough that bindgen would add
+//! `cuda/cuzk_msm.h` (seven functions; small enough that bindgen would add
 //! more machinery than it saves — keep the two in sync by hand), and safe
 //! wrappers that check every length and index before crossing.
 //!
@@ -32,6 +32,7 @@ extern "C" {
         nbits: u32,
         out: *mut c_void,
     ) -> i32;
+    fn cuzk_msm_dev_scratch_bytes(curve: i32, n: u32, c: u32) -> u64;
     fn cuzk_msm_host_digits(scalars: *const c_void, n: u32, c: u32, digits: *mut u32) -> i32;
     fn cuzk_msm_host_sort(
         scalars: *const c_void,
@@ -50,6 +51,16 @@ fn host_status(code: i32, n: usize, window: u32) -> Result<(), MsmError> {
             "host twin failed with code {code}"
         )))),
     }
+}
+
+/// Peak device scratch of one device MSM of `n` points at `window` (0 for a
+/// shape the pipeline rejects).
+pub(crate) fn dev_scratch_bytes<C: GpuPoint>(n: usize, window: u32) -> u64 {
+    let Ok(n32) = shape(n, window) else {
+        return 0;
+    };
+    // SAFETY: a pure size computation on the host: no pointers cross.
+    unsafe { cuzk_msm_dev_scratch_bytes(C::GPU_CURVE, n32, window) }
 }
 
 fn shape(n: usize, window: u32) -> Result<u32, MsmError> {
