@@ -94,19 +94,6 @@ struct shift_off_op {
     CUZK_HD void operator()(size_t b) const { out[b] = in[b] >> r; }
 };
 
-// Asks L2 for the cache lines of [p, p + bytes) ahead of a load (device
-// only; a hint, nothing waits on it).
-CUZK_HD CUZK_INLINE void prefetch_l2(const void *p, size_t bytes) {
-#if CUZK_DEVICE_PATH
-    const char *c = static_cast<const char *>(p);
-    asm volatile("prefetch.global.L2 [%0];" ::"l"(c));
-    asm volatile("prefetch.global.L2 [%0];" ::"l"(c + bytes - 1));
-#else
-    (void)p;
-    (void)bytes;
-#endif
-}
-
 // The input of a round: round 0 reads the sorted entries (point | sign, or
 // kPad) of a chunk and gathers the bases; later rounds read points.
 template <class F>
@@ -114,7 +101,6 @@ struct round_src {
     const affine_t<F> *pts;
     const uint32_t *sorted;  // round 0 only
     const uint32_t *idx;     // optional gather in round 0
-    bool pf;                 // prefetch the next pair (CUZK_MSM_PREFETCH)
     // The point entry e refers to (null for padding) and whether it is negated.
     CUZK_HD const affine_t<F> *at(size_t e, bool &neg) const {
         neg = false;
@@ -135,24 +121,6 @@ struct round_src {
         bool neg;
         const affine_t<F> *q = at(e, neg);
         return q ? q->x : F::zero();
-    }
-    // What `at` resolves entry e through: the sorted entry in round 0 (a
-    // coalesced load, issued a pair ahead so that it has arrived when the
-    // prefetch below needs it), e itself later.
-    CUZK_HD uint32_t key(size_t e) const { return sorted ? sorted[e] : (uint32_t)e; }
-    // Asks L2 for the point behind `key` (the whole point, or x alone): the
-    // next pair's gathered points arrive while this pair's products run.
-    CUZK_HD void prefetch(uint32_t v, bool x_only) const {
-        if (!pf) return;
-        const affine_t<F> *q;
-        if (sorted) {
-            if (v == kPad) return;
-            const uint32_t i = v & ~kSign;
-            q = &pts[idx ? idx[i] : i];
-        } else {
-            q = &pts[v];
-        }
-        prefetch_l2(q, x_only ? sizeof(F) : sizeof(*q));
     }
 };
 
@@ -215,8 +183,6 @@ struct pair_fwd_op {
         F acc = F::one();
         bool any = false;
         for (size_t k = t; k < live; k += T) {
-            const bool more = k + T < live;
-            const uint32_t n1 = more ? src.key(2 * (k + T)) : 0, n2 = more ? src.key(2 * (k + T) + 1) : 0;
             const F x1 = src.get_x(2 * k), x2 = src.get_x(2 * k + 1);
             F d = x2 - x1;
             bool in_chain = true;
@@ -231,10 +197,6 @@ struct pair_fwd_op {
                 any = true;
             }
             pre[k] = acc;
-            if (more) {
-                src.prefetch(n1, true);
-                src.prefetch(n2, true);
-            }
         }
         tot[t] = acc;
     }
@@ -257,8 +219,6 @@ struct pair_bwd_op {
         if (t >= live) return;
         F inv = tot_inv[t];
         for (size_t k = t + (live - 1 - t) / T * T;; k -= T) {
-            const bool more = k >= t + T;
-            const uint32_t n1 = more ? src.key(2 * (k - T)) : 0, n2 = more ? src.key(2 * (k - T) + 1) : 0;
             const affine_t<F> p1 = src.get(2 * k), p2 = src.get(2 * k + 1);
             const pair_kind kind = rare(p1.x, p2.x) ? classify(p1, p2) : pair_kind::chord;
             if (kind == pair_kind::first || kind == pair_kind::second || kind == pair_kind::none) {
@@ -277,9 +237,7 @@ struct pair_bwd_op {
                 const F x3 = l.sqr() - p1.x - p2.x;
                 out[k] = affine_t<F>{x3, l * (p1.x - x3) - p1.y};
             }
-            if (!more) break;
-            src.prefetch(n1, false);
-            src.prefetch(n2, false);
+            if (k < t + T) break;
         }
     }
 };
@@ -342,16 +300,6 @@ void batch_invert(Exec &ex, F *v, size_t n) {
     ex.for_each(T, inv_bwd_op<F>{v, n, T, pre->p, tot->p});
 }
 
-// Whether the pair passes prefetch the next pair's points into L2:
-// CUZK_MSM_PREFETCH=0 (read once per process) turns it off, for A/B runs.
-inline bool prefetch_on() {
-    static const bool on = [] {
-        const char *v = std::getenv("CUZK_MSM_PREFETCH");
-        return !(v && v[0] == '0' && v[1] == 0);
-    }();
-    return on;
-}
-
 // blocks[i] ← Σ of the padded sorted entries [i·2^R, (i+1)·2^R), for the
 // entries below *total (≤ E, both multiples of 2^R; R ≥ 1).
 template <class F, class Exec>
@@ -366,7 +314,7 @@ void affine_rounds(Exec &ex, const affine_t<F> *bases, const uint32_t *idx, cons
     auto tot = make_buf<F>(ex, T0);
     for (uint64_t e0 = 0; e0 < E; e0 += chunk) {
         const uint64_t len = E - e0 < chunk ? E - e0 : chunk;
-        round_src<F> src{bases, sorted + e0, idx, prefetch_on()};
+        round_src<F> src{bases, sorted + e0, idx};
         for (uint32_t r = 0; r < R; r++) {
             const size_t np = (size_t)(len >> (r + 1));
             const size_t T = chain_threads(np);
@@ -377,7 +325,7 @@ void affine_rounds(Exec &ex, const affine_t<F> *bases, const uint32_t *idx, cons
             batch_invert<F>(ex, tot->p, T);
             ex.phase("rounds.bwd");
             ex.for_each(T, pair_bwd_op<F>{src, total, e0, r + 1, np, T, pre->p, tot->p, out});
-            src = round_src<F>{out, nullptr, nullptr, src.pf};
+            src = round_src<F>{out, nullptr, nullptr};
         }
     }
 }
