@@ -190,7 +190,8 @@ fn gpu_rejects_mismatch_and_impossible_allocations() {
     assert!(e.to_string().contains("do not match"), "{e}");
     // Auto residency picks resident for a set that fits.
     let (free, _) = gpu.mem_info().unwrap();
-    let need = cuzk_groth16::gpu::bases_bytes(&params) + cuzk_groth16::gpu::working_bytes(&params, 1);
+    let need =
+        cuzk_groth16::gpu::bases_bytes(&params) + cuzk_groth16::gpu::working_bytes(&params, 1);
     assert!(need < free);
     assert_eq!(
         gpu.preload(&params, Residency::Auto).unwrap(),

@@ -97,11 +97,7 @@ fn letters(rows: &Rows) -> Vec<(String, char)> {
         ("tails", 't'),
         ("classify", 'c'),
     ];
-    let mut names: Vec<&str> = rows
-        .values()
-        .flatten()
-        .map(|s| s.stage.as_str())
-        .collect();
+    let mut names: Vec<&str> = rows.values().flatten().map(|s| s.stage.as_str()).collect();
     names.sort_unstable();
     names.dedup();
     let mut taken: Vec<char> = KNOWN.iter().map(|k| k.1).collect();
@@ -109,11 +105,15 @@ fn letters(rows: &Rows) -> Vec<(String, char)> {
     names
         .into_iter()
         .map(|n| {
-            let c = KNOWN.iter().find(|k| k.0 == n).map(|k| k.1).unwrap_or_else(|| {
-                let c = spare.find(|c| !taken.contains(c)).unwrap_or('?');
-                taken.push(c);
-                c
-            });
+            let c = KNOWN
+                .iter()
+                .find(|k| k.0 == n)
+                .map(|k| k.1)
+                .unwrap_or_else(|| {
+                    let c = spare.find(|c| !taken.contains(c)).unwrap_or('?');
+                    taken.push(c);
+                    c
+                });
             (n.to_string(), c)
         })
         .collect()
@@ -251,10 +251,7 @@ pub fn run(ctx: &Ctx, a: Args) -> Result<()> {
             Some(w) => format!("dev {d} gw {w}"),
             None => format!("dev {d} beside"),
         };
-        out += &format!(
-            "{label:>13} |{}|\n",
-            draw(spans, from, to, width, &letter)
-        );
+        out += &format!("{label:>13} |{}|\n", draw(spans, from, to, width, &letter));
     }
     let l: Vec<String> = legend.iter().map(|(n, c)| format!("{c} {n}")).collect();
     out += &format!("legend: {}\n", l.join(", "));

@@ -271,10 +271,7 @@ mod tests {
             assert!(g2 >= 8 * entries, "G2 2^{log}: {g2} < {}", 8 * entries);
             // G1's rounds keep the sorted entries (≥ one per digit) and
             // their output blocks (≥ entries / 2^6 affine points) at once.
-            assert!(
-                g1 >= 4 * entries + entries / 64 * 96,
-                "G1 2^{log}: {g1}"
-            );
+            assert!(g1 >= 4 * entries + entries / 64 * 96, "G1 2^{log}: {g1}");
             // And nothing wildly beyond: under 200 bytes per entry.
             assert!(g1 < 200 * entries && g2 < 200 * entries, "2^{log}");
         }
