@@ -153,32 +153,9 @@ fn curve_msms<C: GpuPoint>(
         assert!(same::<C>(got, want), "{} 2^{log} wrong", C::NAME);
         let floor = msm_floor::<C>(m, n, c);
         let affine = msm_floor_affine::<C>(m, n, c);
-        rows.push(Row {
-            what: format!("{} msm, device scalars, first call", C::NAME),
-            n,
-            window: c,
-            ms: first,
-            floor_ms: floor,
-            affine_floor_ms: affine,
-        });
-        print_row(rows.last().unwrap());
-        rows.push(Row {
-            what: format!("{} msm, device scalars", C::NAME),
-            n,
-            window: c,
-            ms,
-            floor_ms: floor,
-            affine_floor_ms: affine,
-        });
-        if std::env::var_os("CUZK_MSM_BENCH_BUSY_HOST").is_some() {
-            let (ms, got) = busy_host(|| time(runs, || g.msm_device(0, &ds).expect("msm")));
-            assert!(
-                same::<C>(got, want),
-                "{} 2^{log} (host busy) wrong",
-                C::NAME
-            );
+        let mut row = |what: &str, ms: f64| {
             rows.push(Row {
-                what: format!("{} msm, device scalars, host busy", C::NAME),
+                what: format!("{} msm, {what}", C::NAME),
                 n,
                 window: c,
                 ms,
@@ -186,6 +163,17 @@ fn curve_msms<C: GpuPoint>(
                 affine_floor_ms: affine,
             });
             print_row(rows.last().unwrap());
+        };
+        row("device scalars, first call", first);
+        row("device scalars", ms);
+        if std::env::var_os("CUZK_MSM_BENCH_BUSY_HOST").is_some() {
+            let (ms, got) = busy_host(|| time(runs, || g.msm_device(0, &ds).expect("msm")));
+            assert!(
+                same::<C>(got, want),
+                "{} 2^{log} (host busy) wrong",
+                C::NAME
+            );
+            row("device scalars, host busy", ms);
         }
         drop(ds);
         let (ms, got) = time(runs, || g.msm(0, &scalars[..n]).expect("msm"));
@@ -194,15 +182,7 @@ fn curve_msms<C: GpuPoint>(
             "{} 2^{log} (host scalars) wrong",
             C::NAME
         );
-        rows.push(Row {
-            what: format!("{} msm, host scalars", C::NAME),
-            n,
-            window: c,
-            ms,
-            floor_ms: floor,
-            affine_floor_ms: affine,
-        });
-        print_row(rows.last().unwrap());
+        row("host scalars", ms);
     }
     Some((g, a, d))
 }

@@ -168,14 +168,12 @@ struct device_exec {
     template <class T>
     T *alloc(size_t n) {
         void *p = nullptr;
-        if (!log) {
-            check(cudaMallocAsync(&p, (n ? n : 1) * sizeof(T), s));
-            return static_cast<T *>(p);
-        }
         const auto t = std::chrono::steady_clock::now();
         check(cudaMallocAsync(&p, (n ? n : 1) * sizeof(T), s));
-        log->alloc_ms += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t).count();
-        log->allocs++;
+        if (log) {
+            log->alloc_ms += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t).count();
+            log->allocs++;
+        }
         return static_cast<T *>(p);
     }
     void phase(const char *name) {
