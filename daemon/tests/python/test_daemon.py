@@ -9,9 +9,11 @@ another witness's inputs.
 Run: CUZK_BIN=target/debug/cuzk python -m pytest -q daemon/tests/python
 """
 
+import atexit
 import base64
 import json
 import os
+import shutil
 import signal
 import socket
 import subprocess
@@ -28,13 +30,23 @@ import pytest
 ROOT = Path(__file__).resolve().parents[3]
 PROTO_DIR = ROOT / "daemon" / "proto"
 CUZK = Path(os.environ.get("CUZK_BIN", ROOT / "target" / "debug" / "cuzk"))
+# Every scratch directory of this module lives under one root, removed when
+# the interpreter exits (CI machines share a disk).
+SCRATCH = tempfile.mkdtemp(prefix="cuzk-py-")
+atexit.register(shutil.rmtree, SCRATCH, ignore_errors=True)
+
+
+def scratch_dir(prefix):
+    return Path(tempfile.mkdtemp(prefix=prefix, dir=SCRATCH))
+
+
 # Parameters for bench circuits are generated on first use; share them
 # between runs when the caller says where.
-PARAMS = Path(os.environ.get("CUZK_TEST_PARAM_CACHE", tempfile.mkdtemp(prefix="cuzk-py-params-")))
+PARAMS = Path(os.environ.get("CUZK_TEST_PARAM_CACHE", str(scratch_dir("params-"))))
 
 
 def _generate_stubs():
-    out = Path(tempfile.mkdtemp(prefix="cuzk-py-stubs-"))
+    out = scratch_dir("stubs-")
     from grpc_tools import protoc
 
     rc = protoc.main(
@@ -68,7 +80,7 @@ class Daemon:
 
     def __init__(self, on_shutdown="drain", param_cache=PARAMS, budget="1GiB"):
         assert CUZK.exists(), f"{CUZK} missing: cargo build -p cuzk (or set CUZK_BIN)"
-        self.dir = Path(tempfile.mkdtemp(prefix="cuzk-py-daemon-"))
+        self.dir = scratch_dir("daemon-")
         self.port, self.http = free_port(), free_port()
         cfg = self.dir / "cuzk.toml"
         cfg.write_text(
@@ -158,7 +170,7 @@ def bench(log_size, partitions=1, seed=0, **kw):
 
 def verifies(proof, log_size, partitions, seed):
     """`cuzk verify` of the proof bytes against the bench inputs of `seed`."""
-    d = Path(tempfile.mkdtemp(prefix="cuzk-py-verify-"))
+    d = scratch_dir("verify-")
     (d / "p.bin").write_bytes(proof)
     subprocess.run(
         [str(CUZK), "client", "bench-inputs", "--log-size", str(log_size), "--partitions", str(partitions),
@@ -364,7 +376,7 @@ def test_porep_2kib_as_curio_sends_it_verifies_with_filecoin_proofs():
         assert d.stop() == 0, d.logs()
     assert r.status == Status.COMPLETED, r.error_message
     assert len(r.proof) == 192
-    out = Path(tempfile.mkdtemp(prefix="cuzk-py-porep-"))
+    out = scratch_dir("porep-")
 
     def verify(proof):
         (out / "c2.proof").write_bytes(proof)
@@ -392,7 +404,7 @@ def run_testdata(kind, *args):
 
 
 def test_post_and_snap_2kib_as_curio_sends_them_verify_with_filecoin_proofs():
-    tmp = Path(tempfile.mkdtemp(prefix="cuzk-py-post-"))
+    tmp = scratch_dir("post-")
     raw = bytes([0xA7] * 32)  # chain randomness; the daemon clears its top two bits
     r = bytearray(raw)
     r[31] &= 0x3F
