@@ -331,7 +331,18 @@ def test_sigterm_with_jobs_queued_answers_everyone_and_exits_0():
         t.join(timeout=30)
     d.stop()
     assert sorted(answers) == sorted(ids)
-    assert all(a.status == Status.CANCELLED for a in answers.values()), answers
+    # The running job may finish in the moment between the poll and the
+    # signal (seen on a loaded 2-core CI machine); then its proof must
+    # verify. Every other answer is the shutdown's cancellation, and the
+    # last job, queued behind two of 64 partitions, cannot have finished.
+    for seed, i in enumerate(ids):
+        a = answers[i]
+        if a.status == Status.COMPLETED:
+            assert verifies(a.proof, 12, 64, seed), f"{i}: completed with a proof that does not verify"
+        else:
+            assert a.status == Status.CANCELLED, answers
+            assert "shutting down" in a.error_message, a.error_message
+    assert answers[ids[-1]].status == Status.CANCELLED, answers
     assert "cancelling unfinished job" in d.logs()
 
 
