@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Device run 1 of session 15 (2026-12-03). Issue 18, on the bundle of
 # session 14 run 3 (built from 08e00d7: the L2 prefetch in, switched off
-# here with CUZK_MSM_PREFETCH=0, which is the code on main). Two refused
+# here with CUZK_MSM_PREFETCH=0: main's arithmetic). Two refused
 # starts left about 2 minutes of device time after this machine's start,
 # so in order of value: (1) the affine rounds' chunk, 2^26 against 2^25
 # (the default), G1 at the proof's shape 2^27 − 1 with the phase profile;
