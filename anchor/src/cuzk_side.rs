@@ -31,17 +31,28 @@ impl Cuzk {
     pub fn load(path: &Path, ordinal: usize, gw: usize, timeline: Option<PathBuf>) -> Result<Self> {
         // Resident, not Auto: the comparison is meant with the bases on the
         // device; if they do not fit, say so rather than measure streaming.
-        let backend = GpuBackend::new(ordinal)
-            .with_context(|| format!("cuzk GPU {ordinal}"))?
-            .with_residency(Residency::Resident);
+        let backend = Arc::new(
+            GpuBackend::new(ordinal)
+                .with_context(|| format!("cuzk GPU {ordinal}"))?
+                .with_residency(Residency::Resident),
+        );
         let mut opts = EngineOptions::small(1, gw, u64::MAX / 4);
         opts.devices = vec![ordinal as u32];
         opts.timeline = timeline.is_some();
-        let engine = Engine::new(opts, vec![Arc::new(backend) as Arc<dyn Backend>])?;
+        let engine = Engine::new(opts, vec![Arc::clone(&backend) as Arc<dyn Backend>])?;
         let info = engine
             .load_circuit(ID, path, CheckMode::Trusted, &|_, _| {})
             .with_context(|| format!("cuzk loading {}", path.display()))?;
-        eprintln!("cuzk: parameters loaded and placed in {:.1} s", info.load_s);
+        eprintln!(
+            "cuzk: parameters loaded and placed in {:.1} s; H bases: {}",
+            info.load_s,
+            backend.h_copies().map_or("plain".to_string(), |p| format!(
+                "{} shifted copies at c = {} ({} bucket windows)",
+                p.copies,
+                p.window,
+                p.bucket_windows()
+            ))
+        );
         let p = Parameters::inspect(path)?;
         let shape = cuzk_synth::Shape {
             num_inputs: p.ic,

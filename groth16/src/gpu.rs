@@ -47,7 +47,7 @@ use std::sync::Arc;
 
 use cuzk_field::{G1Affine, G1Projective, G2Affine, G2Projective};
 use cuzk_gpu::{Device, GpuError, Stream};
-use cuzk_msm::gpu::{GpuBases, GpuPoint};
+use cuzk_msm::gpu::{GpuBases, GpuPoint, Precomputed};
 use cuzk_msm::{classify, Classified, MsmError, Projective};
 use cuzk_ntt::gpu::GpuNtt;
 use cuzk_ntt::NttError;
@@ -141,6 +141,45 @@ pub fn working_bytes(params: &Parameters, depth: usize) -> u64 {
     (depth as u64)
         .saturating_mul(partition_bytes(params))
         .saturating_add(msm_bytes(params))
+}
+
+/// Device memory a resident placement leaves unused beside the bases and the
+/// working sets of two partitions, before shifted H copies are considered.
+const H_COPIES_MARGIN: u64 = 2 << 30;
+
+/// The shifted copies of the H bases a resident placement keeps
+/// ([`cuzk_msm::gpu::Precomputed`]): as many as fit in `free` device
+/// memory beside all bases, two partitions' working sets (so pipelining is
+/// never given up for them) and [`H_COPIES_MARGIN`], at the width the MSM's
+/// cost model picks for that many copies; `None` when not even one extra
+/// copy fits. `CUZK_H_COPIES` caps the copies (1: none), e.g. for A/B runs.
+pub fn h_precomputed(params: &Parameters, free: u64) -> Option<Precomputed> {
+    let n = params.counts().h;
+    let cap = std::env::var("CUZK_H_COPIES")
+        .ok()
+        .and_then(|v| v.trim().parse::<u32>().ok())
+        .unwrap_or(u32::MAX);
+    let h_bytes = (n * std::mem::size_of::<G1Affine>()) as u64;
+    if n == 0 || cap < 2 {
+        return None;
+    }
+    let spare = free
+        .checked_sub(bases_bytes(params) + working_bytes(params, 2) + H_COPIES_MARGIN)?;
+    let mut max = u32::try_from(spare / h_bytes).unwrap_or(u32::MAX).saturating_add(1).min(cap);
+    while max >= 2 {
+        let p = Precomputed::for_points(n, max);
+        let extra_scratch = cuzk_msm::gpu::scratch_bytes_precomputed::<G1Affine>(n, p)
+            .saturating_sub(msm_bytes(params));
+        let need = u64::from(p.copies - 1) * h_bytes + extra_scratch;
+        if p.copies < 2 {
+            return None;
+        }
+        if need <= spare {
+            return Some(p);
+        }
+        max = p.copies - 1;
+    }
+    None
 }
 
 /// The GPU backend for one device.
@@ -270,7 +309,8 @@ impl GpuBackend {
         };
         if mode == Residency::Resident {
             let _g = self.device_lock.lock();
-            let bases = self.upload(params).map_err(|e| match e {
+            let h_pre = self.mem_info().ok().and_then(|(free, _)| h_precomputed(params, free));
+            let bases = self.upload(params, h_pre).map_err(|e| match e {
                 Groth16Error::Msm(m) => Groth16Error::Backend {
                     backend: self.name(),
                     message: format!(
@@ -370,6 +410,12 @@ impl GpuBackend {
         self.unpin();
     }
 
+    /// The shifted copies the resident set's H bases hold, if any
+    /// ([`h_precomputed`]).
+    pub fn h_copies(&self) -> Option<Precomputed> {
+        self.resident.lock().as_ref().and_then(|r| r.bases.h.precomputed())
+    }
+
     /// True when `params` is the preloaded set.
     pub fn is_resident(&self, params: &Parameters) -> bool {
         self.resident
@@ -378,10 +424,16 @@ impl GpuBackend {
             .is_some_and(|r| std::ptr::eq(Arc::as_ptr(&r.params), params))
     }
 
-    fn upload(&self, params: &Parameters) -> Result<Bases> {
+    /// Uploads the five base sets; the H bases with shifted copies when
+    /// `h_pre` says so ([`h_precomputed`]).
+    fn upload(&self, params: &Parameters, h_pre: Option<Precomputed>) -> Result<Bases> {
         let up1 = |v: &[G1Affine]| GpuBases::upload(&self.device, v).map_err(msm_err);
+        let h = match h_pre {
+            Some(p) => GpuBases::upload_precomputed(&self.device, &params.h, p).map_err(msm_err)?,
+            None => up1(&params.h)?,
+        };
         Ok(Bases {
-            h: up1(&params.h)?,
+            h,
             l: up1(&params.l)?,
             a: up1(&params.a)?,
             b_g1: up1(&params.b_g1)?,
@@ -651,7 +703,7 @@ impl Backend for GpuBackend {
                     return Err(crate::backend::released_error(self.name()));
                 }
                 let _g = self.device_lock.lock();
-                transient_bases = timings.time("upload_bases", || self.upload(params))?;
+                transient_bases = timings.time("upload_bases", || self.upload(params, None))?;
                 &transient_bases
             }
         };

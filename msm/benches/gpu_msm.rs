@@ -23,7 +23,11 @@
 //! CUZK_MSM_BENCH_FOCUS=1 runs G1 2^20 and 2^24 only (launch variants);
 //! CUZK_MSM_BENCH_LOGS="24,27;24" runs G1 2^24 and 2^27, G2 2^24 only;
 //! CUZK_MSM_BENCH_PROOF_SHAPE=1 measures 2^k − 1 points instead of 2^k
-//! (a proof's H MSM). Each size also reports its first call (the warm-up)
+//! (a proof's H MSM). CUZK_MSM_BENCH_PRECOMPUTE="24=16x16,20x13;27=20x4"
+//! also times G1 at 2^24 against precomputed sets of 16 copies at c = 16 and
+//! 13 at c = 20, and at 2^27 of 4 copies at c = 20 (`cxk`: width c, k
+//! copies; one row for the build, one for the MSM; the plain set stays
+//! resident beside them). Each size also reports its first call (the warm-up)
 //! on its own row. CUZK_MSM_BENCH_BUSY_HOST=1 adds a row timed while every
 //! core copies memory. CUZK_MSM_PROFILE=1 (the library's) prints each
 //! MSM's device time per phase to stderr.
@@ -35,7 +39,7 @@ use std::time::Instant;
 
 use cuzk_field::{Bitmap, Field, Fr, G1Affine, G2Affine, Group};
 use cuzk_gpu::{Device, DeviceBuffer};
-use cuzk_msm::gpu::{window_for, windows, GpuBases, GpuPoint};
+use cuzk_msm::gpu::{window_for, windows, GpuBases, GpuPoint, Precomputed};
 use gpu_common::*;
 use rand_chacha::ChaCha8Rng;
 use rand_core::{RngCore, SeedableRng};
@@ -135,7 +139,17 @@ fn curve_msms<C: GpuPoint>(
     );
     let t = Instant::now();
     let g = GpuBases::upload(dev, &bases).expect("upload");
-    drop(bases);
+    let pre = if C::GPU_CURVE == 0 {
+        precompute_configs()
+    } else {
+        Vec::new()
+    };
+    let bases = if pre.is_empty() {
+        drop(bases);
+        Vec::new()
+    } else {
+        bases
+    };
     eprintln!(
         "{}: uploaded in {:.1} s",
         C::NAME,
@@ -151,6 +165,29 @@ fn curve_msms<C: GpuPoint>(
         let ds = DeviceBuffer::from_slice(g.stream(), &scalars[..n]).expect("scalars");
         let (ms, first, got) = time_first(runs, || g.msm_device(0, &ds).expect("msm"));
         assert!(same::<C>(got, want), "{} 2^{log} wrong", C::NAME);
+        for &(_, p) in pre.iter().filter(|(l, _)| *l == log) {
+            let t = Instant::now();
+            let gp = GpuBases::upload_precomputed(dev, &bases[..n], p).expect("precomputed set");
+            let build = t.elapsed().as_secs_f64() * 1e3;
+            let (ms, first, got) = time_first(runs, || gp.msm_device(0, &ds).expect("msm"));
+            assert!(same::<C>(got, want), "{} 2^{log} {p:?} wrong", C::NAME);
+            let tag = format!("precomputed {}x{} vw{}", p.window, p.copies, p.bucket_windows());
+            for (what, ms) in [
+                (format!("{tag} build+upload"), build),
+                (format!("{tag} first call"), first),
+                (tag.clone(), ms),
+            ] {
+                rows.push(Row {
+                    what: format!("{} msm, {what}", C::NAME),
+                    n,
+                    window: p.window,
+                    ms,
+                    floor_ms: msm_floor::<C>(m, n, p.window),
+                    affine_floor_ms: msm_floor_affine::<C>(m, n, p.window),
+                });
+                print_row(rows.last().unwrap());
+            }
+        }
         let floor = msm_floor::<C>(m, n, c);
         let affine = msm_floor_affine::<C>(m, n, c);
         let mut row = |what: &str, ms: f64| {
@@ -185,6 +222,25 @@ fn curve_msms<C: GpuPoint>(
         row("host scalars", ms);
     }
     Some((g, a, d))
+}
+
+/// CUZK_MSM_BENCH_PRECOMPUTE ("log=cxk,cxk;log=cxk"): (log, set) pairs.
+fn precompute_configs() -> Vec<(usize, Precomputed)> {
+    let Ok(v) = std::env::var("CUZK_MSM_BENCH_PRECOMPUTE") else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    for part in v.split(';').filter(|p| !p.trim().is_empty()) {
+        let (log, sets) = part.split_once('=').expect("log=cxk,...");
+        let log: usize = log.trim().parse().expect("log");
+        for s in sets.split(',') {
+            let (c, k) = s.trim().split_once('x').expect("cxk");
+            let p = Precomputed::new(c.parse().expect("c"), k.parse().expect("k"))
+                .expect("precomputed shape");
+            out.push((log, p));
+        }
+    }
+    out
 }
 
 /// Runs `f` while every core copies memory (64 MiB buffers, as a proof's

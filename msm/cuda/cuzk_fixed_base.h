@@ -39,6 +39,14 @@ cuzk_error cuzk_fixed_base_dev_table(int32_t curve, const void *rows, uint32_t w
 cuzk_error cuzk_fixed_base_dev_run(int32_t curve, const void *table, uint32_t w, const void *scalars, uint32_t n,
                                    void *scratch, void *out, cuzk_stream stream);
 
+/* Shifted copies for the MSM's precomputed bases (cuzk_msm.h, copies > 1):
+ * table holds copies·n points, table[0..n) the bases on entry; fills
+ * table[t·n + i] = 2^(shift·t)·table[i] for 0 < t < copies. The device
+ * version uses `scratch` (chunk ≥ 1 XYZZ points) chunk points at a time. */
+int32_t cuzk_fixed_base_host_shift(int32_t curve, void *table, uint32_t n, uint32_t shift, uint32_t copies);
+cuzk_error cuzk_fixed_base_dev_shift(int32_t curve, void *table, uint32_t n, uint32_t shift, uint32_t copies,
+                                     void *scratch, uint32_t chunk, cuzk_stream stream);
+
 #ifdef __cplusplus
 }
 #endif

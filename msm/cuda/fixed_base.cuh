@@ -177,5 +177,40 @@ void fb_run(Exec &ex, const affine_t<F> *table, uint32_t w, const fr_t *scalars,
     ex.for_each(groups, fb_affine_op<F>{scratch, out, n, groups});
 }
 
+// ---- shifted copies (the MSM's precomputed bases) -------------------------
+// table[t·n + i] = 2^(shift·t)·table[i] for 0 < t < copies, affine: the
+// table msm_run reads with copies > 1 (msm_pipeline.cuh, plan_t; shift =
+// c·vw). Copy t comes from copy t − 1: one thread per point doubles it
+// `shift` times in XYZZ (6M + 3S each; ≈ 256 doublings per point over all
+// copies, ≈ 2.3·10^3 Fp products: ~2.5 s per 2^24 G1 points on the H200 at
+// 1.6·10^10/s, once per loaded parameter set), then step 2 makes the chunk
+// affine. Chunks of `chunk` points bound the XYZZ scratch.
+template <class F>
+struct shift_dbl_op {
+    const affine_t<F> *in;
+    xyzz_t<F> *out;
+    uint32_t shift;
+    CUZK_HD void operator()(size_t i) const {
+        xyzz_t<F> acc = xyzz_t<F>::from_affine(in[i]);  // infinity stays infinity
+        for (uint32_t k = 0; k < shift; k++) acc = acc.dbl();
+        out[i] = acc;
+    }
+};
+
+// Fills copies 1.. of `table` (copy 0, table[0..n), holds the bases);
+// scratch holds `chunk` ≥ 1 XYZZ points.
+template <class F, class Exec>
+void shift_table_run(Exec &ex, affine_t<F> *table, uint32_t n, uint32_t shift, uint32_t copies, xyzz_t<F> *scratch,
+                     uint32_t chunk) {
+    for (uint32_t t = 1; t < copies; t++) {
+        for (uint32_t a = 0; a < n; a += chunk) {
+            const uint32_t len = n - a < chunk ? n - a : chunk;
+            ex.for_each(len, shift_dbl_op<F>{table + (size_t)(t - 1) * n + a, scratch, shift});
+            const uint32_t groups = fb_groups(len);
+            ex.for_each(groups, fb_affine_op<F>{scratch, table + (size_t)t * n + a, len, groups});
+        }
+    }
+}
+
 }  // namespace fb
 }  // namespace cuzk

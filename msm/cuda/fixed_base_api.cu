@@ -24,4 +24,13 @@ cuzk_error cuzk_fixed_base_dev_run(int32_t curve, const void *table, uint32_t w,
                                 : g2_fixed_base(table, w, scalars, n, scratch, out, stream);
 }
 
+cuzk_error cuzk_fixed_base_dev_shift(int32_t curve, void *table, uint32_t n, uint32_t shift, uint32_t copies,
+                                     void *scratch, uint32_t chunk, cuzk_stream stream) {
+    if (curve != CUZK_MSM_G1 && curve != CUZK_MSM_G2) return invalid("unknown curve");
+    if (copies == 0 || chunk == 0) return invalid("copies and chunk must be ≥ 1");
+    if (n && (!table || !scratch)) return invalid("null pointer");
+    return curve == CUZK_MSM_G1 ? g1_shift(table, n, shift, copies, scratch, chunk, stream)
+                                : g2_shift(table, n, shift, copies, scratch, chunk, stream);
+}
+
 }  // extern "C"

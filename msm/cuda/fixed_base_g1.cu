@@ -20,5 +20,10 @@ cuzk_error g1_fixed_base_table(const void *rows, uint32_t w, void *scratch, void
     return dev_fixed_base_table<fp_t>(rows, w, scratch, table, stream);
 }
 
+cuzk_error g1_shift(void *table, uint32_t n, uint32_t shift, uint32_t copies, void *scratch, uint32_t chunk,
+                    cuzk_stream stream) {
+    return dev_shift<fp_t>(table, n, shift, copies, scratch, chunk, stream);
+}
+
 }  // namespace fb
 }  // namespace cuzk

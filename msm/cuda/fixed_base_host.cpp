@@ -27,9 +27,27 @@ void host_table(const void *rows, uint32_t w, void *table) {
     fb_table_run<F>(ex, static_cast<const affine_t<F> *>(rows), w, scratch.data(), static_cast<affine_t<F> *>(table));
 }
 
+template <class F>
+void host_shift(void *table, uint32_t n, uint32_t shift, uint32_t copies) {
+    const uint32_t chunk = n < 4096 ? (n ? n : 1) : 4096;
+    std::vector<xyzz_t<F>> scratch(chunk);
+    msm::host_exec ex;
+    shift_table_run<F>(ex, static_cast<affine_t<F> *>(table), n, shift, copies, scratch.data(), chunk);
+}
+
 }  // namespace
 
 extern "C" {
+
+int32_t cuzk_fixed_base_host_shift(int32_t curve, void *table, uint32_t n, uint32_t shift, uint32_t copies) {
+    if ((curve != CUZK_MSM_G1 && curve != CUZK_MSM_G2) || copies == 0 || (n && !table)) return CUZK_ERR_INVALID_ARG;
+    return msm::run_guarded([&] {
+        if (curve == CUZK_MSM_G1)
+            host_shift<fp_t>(table, n, shift, copies);
+        else
+            host_shift<fp2_t>(table, n, shift, copies);
+    });
+}
 
 int32_t cuzk_fixed_base_host_table(int32_t curve, const void *rows, uint32_t w, void *table) {
     if ((curve != CUZK_MSM_G1 && curve != CUZK_MSM_G2) || !fb_args_ok(w) || !rows || !table)

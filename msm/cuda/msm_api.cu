@@ -7,12 +7,14 @@ using namespace cuzk::msm;
 extern "C" {
 
 cuzk_error cuzk_msm_dev_run(int32_t curve, const void *bases, const uint32_t *idx, const void *scalars, uint32_t n,
-                            uint32_t c, void *out, cuzk_stream stream) {
+                            uint32_t c, uint32_t copies, uint32_t stride, void *out, cuzk_stream stream) {
     if (curve != CUZK_MSM_G1 && curve != CUZK_MSM_G2) return invalid("unknown curve");
-    if (!msm_args_ok(n, c)) return invalid("window must be 2..=24 and ceil(256/c)·n < 2^32");
+    if (!msm_args_ok(n, c, copies, stride))
+        return invalid("window must be 2..=24 and ceil(256/c)·n < 2^32 (copies: ≤ windows, n ≤ stride, < 2^31 points)");
+    if (copies > 1 && idx) return invalid("shifted copies take no index array");
     if (!out || (n && (!bases || !scalars))) return invalid("null pointer");
-    return curve == CUZK_MSM_G1 ? g1_msm(bases, idx, scalars, n, c, out, stream)
-                                : g2_msm(bases, idx, scalars, n, c, out, stream);
+    return curve == CUZK_MSM_G1 ? g1_msm(bases, idx, scalars, n, c, copies, stride, out, stream)
+                                : g2_msm(bases, idx, scalars, n, c, copies, stride, out, stream);
 }
 
 cuzk_error cuzk_msm_dev_bitmap_sum(int32_t curve, const void *bases, const uint64_t *words, uint32_t nbits, void *out,

@@ -248,15 +248,15 @@ cuzk_error run_device(Body &&body) {
 }  // namespace
 
 template <class F>
-cuzk_error dev_msm(const void *bases, const uint32_t *idx, const void *scalars, uint32_t n, uint32_t c, void *out,
-                   cuzk_stream stream) {
+cuzk_error dev_msm(const void *bases, const uint32_t *idx, const void *scalars, uint32_t n, uint32_t c,
+                   uint32_t copies, uint32_t stride, void *out, cuzk_stream stream) {
     return run_device([&] {
-        keep_scratch(msm_scratch_peak<F>(n, c));
+        keep_scratch(msm_scratch_peak<F>(n, c, copies));
         device_exec ex{static_cast<cudaStream_t>(stream)};
         phase_log log;
         if (profiling()) ex.log = &log;
-        msm_run<F>(ex, static_cast<const affine_t<F> *>(bases), idx, static_cast<const fr_t *>(scalars), n, c,
-                   static_cast<xyzz_t<F> *>(out), rounds_override());
+        msm_run<F>(ex, static_cast<const affine_t<F> *>(bases), idx, static_cast<const fr_t *>(scalars), n, c, copies,
+                   stride, static_cast<xyzz_t<F> *>(out), rounds_override());
         if (ex.log) {
             ex.phase("end");
             log.report(std::is_same<F, fp_t>::value ? "G1" : "G2", n, c);
@@ -274,9 +274,11 @@ cuzk_error dev_bitmap_sum(const void *bases, const uint64_t *words, uint32_t nbi
 
 // Defined in msm_g1.cu / msm_g2.cu (one curve per file, so the two ptxas
 // runs go in parallel and G1 can be built with inlined multiplication).
-cuzk_error g1_msm(const void *, const uint32_t *, const void *, uint32_t, uint32_t, void *, cuzk_stream);
+cuzk_error g1_msm(const void *, const uint32_t *, const void *, uint32_t, uint32_t, uint32_t, uint32_t, void *,
+                  cuzk_stream);
 cuzk_error g1_bitmap_sum(const void *, const uint64_t *, uint32_t, void *, cuzk_stream);
-cuzk_error g2_msm(const void *, const uint32_t *, const void *, uint32_t, uint32_t, void *, cuzk_stream);
+cuzk_error g2_msm(const void *, const uint32_t *, const void *, uint32_t, uint32_t, uint32_t, uint32_t, void *,
+                  cuzk_stream);
 cuzk_error g2_bitmap_sum(const void *, const uint64_t *, uint32_t, void *, cuzk_stream);
 
 }  // namespace msm

@@ -9,9 +9,9 @@
 namespace cuzk {
 namespace msm {
 
-cuzk_error g2_msm(const void *bases, const uint32_t *idx, const void *scalars, uint32_t n, uint32_t c, void *out,
-                   cuzk_stream stream) {
-    return dev_msm<fp2_t>(bases, idx, scalars, n, c, out, stream);
+cuzk_error g2_msm(const void *bases, const uint32_t *idx, const void *scalars, uint32_t n, uint32_t c,
+                   uint32_t copies, uint32_t stride, void *out, cuzk_stream stream) {
+    return dev_msm<fp2_t>(bases, idx, scalars, n, c, copies, stride, out, stream);
 }
 
 cuzk_error g2_bitmap_sum(const void *bases, const uint64_t *words, uint32_t nbits, void *out, cuzk_stream stream) {

@@ -8,19 +8,21 @@ using namespace cuzk::msm;
 extern "C" {
 
 int32_t cuzk_msm_host_run(int32_t curve, const void *bases, const uint32_t *idx, const void *scalars, uint32_t n,
-                          uint32_t c, void *out) {
-    if ((curve != CUZK_MSM_G1 && curve != CUZK_MSM_G2) || !msm_args_ok(n, c) || !out) return CUZK_ERR_INVALID_ARG;
-    if (n && (!bases || !scalars)) return CUZK_ERR_INVALID_ARG;
+                          uint32_t c, uint32_t copies, uint32_t stride, void *out) {
+    if ((curve != CUZK_MSM_G1 && curve != CUZK_MSM_G2) || !msm_args_ok(n, c, copies, stride) || !out)
+        return CUZK_ERR_INVALID_ARG;
+    if ((n && (!bases || !scalars)) || (copies > 1 && idx)) return CUZK_ERR_INVALID_ARG;
     return run_guarded([&] {
         host_exec ex;
         const fr_t *s = static_cast<const fr_t *>(scalars);
         if (curve == CUZK_MSM_G1)
-            msm_run<fp_t>(ex, static_cast<const g1_affine_t *>(bases), idx, s, n, c, static_cast<g1_xyzz_t *>(out));
+            msm_run<fp_t>(ex, static_cast<const g1_affine_t *>(bases), idx, s, n, c, copies, stride,
+                          static_cast<g1_xyzz_t *>(out));
         else
             // G2 too, though the device leaves its rounds off by default:
             // the code stays tested.
-            msm_run<fp2_t>(ex, static_cast<const g2_affine_t *>(bases), idx, s, n, c, static_cast<g2_xyzz_t *>(out),
-                           (int)auto_rounds(make_plan(n, c)));
+            msm_run<fp2_t>(ex, static_cast<const g2_affine_t *>(bases), idx, s, n, c, copies, stride,
+                           static_cast<g2_xyzz_t *>(out), (int)auto_rounds(make_plan(n, c, copies, stride)));
     });
 }
 
@@ -38,10 +40,10 @@ int32_t cuzk_msm_host_bitmap_sum(int32_t curve, const void *bases, const uint64_
     });
 }
 
-uint64_t cuzk_msm_dev_scratch_bytes(int32_t curve, uint32_t n, uint32_t c) {
-    if ((curve != CUZK_MSM_G1 && curve != CUZK_MSM_G2) || !msm_args_ok(n, c)) return 0;
+uint64_t cuzk_msm_dev_scratch_bytes(int32_t curve, uint32_t n, uint32_t c, uint32_t copies) {
+    if ((curve != CUZK_MSM_G1 && curve != CUZK_MSM_G2) || !msm_args_ok(n, c, copies, n)) return 0;
     try {
-        return curve == CUZK_MSM_G1 ? msm_scratch_peak<fp_t>(n, c) : msm_scratch_peak<fp2_t>(n, c);
+        return curve == CUZK_MSM_G1 ? msm_scratch_peak<fp_t>(n, c, copies) : msm_scratch_peak<fp2_t>(n, c, copies);
     } catch (...) {
         return UINT64_MAX;  // no exception crosses the C ABI; "too much" is the safe answer
     }

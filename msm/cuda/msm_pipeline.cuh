@@ -58,19 +58,35 @@ constexpr uint32_t kL1 = 16;
 // Bitmap words per thread in the bitmap sum (256 bases).
 constexpr uint32_t kBitmapWords = 4;
 
+// Precomputed shifted bases: with a table of `copies` shifted copies of the
+// bases, table[t·stride + i] = 2^(c·vw·t)·bases[i] (vw = ceil(W/copies)),
+// digit j of scalar i is a digit of window j mod vw against copy j / vw of
+// point i: Σ_j d_j·2^(c·j)·P = Σ_s 2^(c·s)·Σ_t d_(t·vw+s)·(2^(c·vw·t)·P). So
+// the W windows share vw bucket windows; the accumulation does the same
+// W·n additions, the bucket work (levels, reduction, Horner) shrinks by
+// W/vw. copies = 1 is the plain MSM (vw = W).
 struct plan_t {
     uint32_t n;          // points
     uint32_t c;          // window bits (2..=24)
-    uint32_t windows;    // W = ceil(256 / c)
+    uint32_t windows;    // W = ceil(256 / c): digits per scalar
     uint32_t nb;         // buckets per window, 2^(c−1)
+    uint32_t vw;         // bucket windows, ceil(W / copies)
+    uint32_t stride;     // point-index distance between copies (copies > 1)
 };
 
-CUZK_HD inline plan_t make_plan(uint32_t n, uint32_t c) {
+CUZK_HD inline uint32_t bucket_windows(uint32_t c, uint32_t copies) {
+    const uint32_t w = (256 + c - 1) / c;
+    return (w + copies - 1) / copies;
+}
+
+CUZK_HD inline plan_t make_plan(uint32_t n, uint32_t c, uint32_t copies = 1, uint32_t stride = 0) {
     plan_t p;
     p.n = n;
     p.c = c;
     p.windows = (256 + c - 1) / c;
     p.nb = 1u << (c - 1);
+    p.vw = bucket_windows(c, copies);
+    p.stride = stride;
     return p;
 }
 
@@ -194,7 +210,7 @@ struct hist_op {
     CUZK_HD void operator()(size_t t) const {
         uint32_t d = digits[t];
         if (!d) return;
-        uint32_t j = (uint32_t)(t / p.n);
+        uint32_t j = (uint32_t)(t / p.n) % p.vw;
         atomic_inc(&counts[(size_t)j * p.nb + (d & ~kSign) - 1]);
     }
 };
@@ -210,9 +226,9 @@ struct scatter_op {
         if (!d) return;
         uint32_t j = (uint32_t)(t / p.n);
         uint32_t i = (uint32_t)(t % p.n);
-        size_t b = (size_t)j * p.nb + (d & ~kSign) - 1;
+        size_t b = (size_t)(j % p.vw) * p.nb + (d & ~kSign) - 1;
         uint32_t pos = off[b] + atomic_inc(&cursor[b]);
-        sorted[pos] = i | (d & kSign);
+        sorted[pos] = (i + (j / p.vw) * p.stride) | (d & kSign);  // copy j / vw
     }
 };
 
@@ -477,7 +493,7 @@ void run_levels(Exec &ex, uint32_t B, uint32_t levels, owned<xyzz_t<F>, Exec> &i
 template <class F, class Exec>
 void reduce_buckets(Exec &ex, const plan_t &p, owned<xyzz_t<F>, Exec> &items, owned<uint32_t, Exec> &off,
                     xyzz_t<F> *win) {
-    const uint32_t W = p.windows;
+    const uint32_t W = p.vw;
     red_final_op<F> fin{};
     std::vector<owned<xyzz_t<F>, Exec>> keep_items;
     std::vector<owned<uint32_t, Exec>> keep_off;
@@ -557,27 +573,34 @@ inline int rounds_override() {
     return r;
 }
 
-// Checks what msm_run requires: 2 ≤ c ≤ 24 and W·n < 2^32 (u32 offsets).
-inline bool msm_args_ok(uint64_t n, uint32_t c) {
+// Checks what msm_run requires: 2 ≤ c ≤ 24 and W·n < 2^32 (u32 offsets);
+// with copies > 1 also copies ≤ W, n ≤ stride and copies·stride < 2^31
+// (the copy's point index shares an entry with the sign bit).
+inline bool msm_args_ok(uint64_t n, uint32_t c, uint32_t copies = 1, uint64_t stride = 0) {
     if (c < 2 || c > 24) return false;
     uint64_t w = (256 + c - 1) / c;
+    if (copies == 0 || copies > w) return false;
+    if (copies > 1 && (n > stride || copies * stride >= (1ull << 31))) return false;
     return w * n < (1ull << 32);
 }
 
-// win[j] (executor memory, W = ceil(256/c) points) ← Σ_t (t+1)·bucket_t of
-// window j, so that Σ scalars[i]·bases[idx ? idx[i] : i] (i < n) =
-// Σ_j 2^(c·j)·win[j]; the caller combines. Requires msm_args_ok(n, c).
+// win[s] (executor memory, vw = bucket_windows(c, copies) points) ←
+// Σ_t (t+1)·bucket_t of bucket window s, so that
+// Σ scalars[i]·bases[idx ? idx[i] : i] (i < n) = Σ_s 2^(c·s)·win[s]; the
+// caller combines. With copies > 1, `bases` is a shifted table (plan_t) of
+// `copies` copies `stride` points apart, and idx must be null. Requires
+// msm_args_ok(n, c, copies, stride).
 // `rounds`: affine rounds before the XYZZ levels (msm_rounds.cuh); < 0 picks
 // auto_rounds for the curves in rounds_by_default (G1), 0 turns them off.
 template <class F, class Exec>
 void msm_run(Exec &ex, const affine_t<F> *bases, const uint32_t *idx, const fr_t *scalars, uint32_t n, uint32_t c,
-             xyzz_t<F> *win, int rounds = -1) {
-    const plan_t p = make_plan(n, c);
+             uint32_t copies, uint32_t stride, xyzz_t<F> *win, int rounds = -1) {
+    const plan_t p = make_plan(n, c, copies, stride);
     if (n == 0) {
-        ex.for_each(p.windows, set_inf_xyzz_op<F>{win});
+        ex.for_each(p.vw, set_inf_xyzz_op<F>{win});
         return;
     }
-    const uint32_t B = p.windows * p.nb;
+    const uint32_t B = p.vw * p.nb;
     const uint64_t entries = (uint64_t)p.windows * n;
     uint32_t R = rounds < 0 ? (rounds_by_default<F>::value ? auto_rounds(p) : 0)
                             : ((uint32_t)rounds > kMaxRounds ? kMaxRounds : (uint32_t)rounds);
@@ -683,9 +706,9 @@ struct measure_exec {
 // (c = 20) about 22 GB: the sorted entries (E·4 bytes), the rounds' output
 // blocks (E/2^R points) and one chunk's scratch live together.
 template <class F>
-uint64_t msm_scratch_peak(uint32_t n, uint32_t c) {
+uint64_t msm_scratch_peak(uint32_t n, uint32_t c, uint32_t copies = 1) {
     measure_exec ex;
-    msm_run<F>(ex, nullptr, nullptr, nullptr, n, c, nullptr, rounds_override());
+    msm_run<F>(ex, nullptr, nullptr, nullptr, n, c, copies, n, nullptr, rounds_override());
     return ex.peak;
 }
 

@@ -62,7 +62,8 @@ struct rounds_by_default<fp_t> {
 // to the XYZZ levels, so that padding to 2^R adds ≤ 1/16 of the entries on
 // average; 0 (no rounds) for small buckets.
 CUZK_HD inline uint32_t auto_rounds(const plan_t &p) {
-    const uint64_t mean = (uint64_t)p.n >> (p.c - 1);
+    // W·n entries over vw·nb buckets (n / nb without shifted copies)
+    const uint64_t mean = (uint64_t)p.n * p.windows / p.vw >> (p.c - 1);
     uint32_t lg = 0;
     while ((2ull << lg) <= mean) lg++;
     if (lg <= 3) return 0;

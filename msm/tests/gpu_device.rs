@@ -13,7 +13,7 @@ mod gpu_common;
 
 use cuzk_field::{Bitmap, Field, Fr, G1Affine, G2Affine, Group};
 use cuzk_gpu::{Device, DeviceBuffer};
-use cuzk_msm::gpu::{msm_streamed, window_for, GpuBases};
+use cuzk_msm::gpu::{host, msm_streamed, window_for, GpuBases, Precomputed};
 use cuzk_msm::{bitmap_sum, msm, msm_density, msm_gather, MsmError};
 use gpu_common::*;
 use rand_chacha::ChaCha8Rng;
@@ -325,4 +325,78 @@ fn gpu_every_window_width() {
             "window {c}"
         );
     }
+}
+
+/// Precomputed shifted bases on the device: every dense MSM (full, sub-range,
+/// prefix, device scalars) equals the CPU MSM and the host twin's table
+/// gives the same result; gathers, bitmap sums and the density split still
+/// read the first copy.
+fn precomputed<C: Pool>(n: usize, pres: &[(u32, u32)]) {
+    let dev = device();
+    let mut rng = ChaCha8Rng::seed_from_u64(40);
+    let bases = awkward_bases::<C>(n, &mut rng);
+    let s = edge_scalars(n, &mut rng);
+    for &(c, copies) in pres {
+        let pre = Precomputed::new(c, copies).unwrap();
+        let t = std::time::Instant::now();
+        let g = GpuBases::upload_precomputed(&dev, &bases, pre).unwrap();
+        let built = t.elapsed().as_secs_f64();
+        assert_eq!((g.len(), g.precomputed()), (n, Some(pre)));
+        assert_eq!(g.device_bytes(), (n * copies as usize * std::mem::size_of::<C>()) as u64);
+        let want = msm(&bases, &s).unwrap();
+        assert!(same::<C>(g.msm(0, &s).unwrap(), want), "{} {pre:?} full", C::NAME);
+        let sub = 5..n - 7;
+        let want_sub = msm(&bases[sub.clone()], &s[sub.clone()]).unwrap();
+        assert!(
+            same::<C>(g.msm(sub.start, &s[sub]).unwrap(), want_sub),
+            "{} {pre:?} sub-range",
+            C::NAME
+        );
+        let ds = DeviceBuffer::from_slice(g.stream(), &s).unwrap();
+        let want_pre = msm(&bases[..n - 1], &s[..n - 1]).unwrap();
+        assert!(
+            same::<C>(g.msm_device_prefix(0, &ds, n - 1).unwrap(), want_pre),
+            "{} {pre:?} prefix",
+            C::NAME
+        );
+        if n <= 1 << 12 {
+            let table = host::shift_table(&bases, pre).unwrap();
+            assert_eq!(host::msm_precomputed(&table, n, 0, &s, pre).unwrap(), want);
+        }
+        let idx: Vec<u32> = (0..n as u32).rev().step_by(3).collect();
+        let gs: Vec<Fr> = idx.iter().map(|&i| s[i as usize]).collect();
+        let gb: Vec<C> = idx.iter().map(|&i| bases[i as usize]).collect();
+        assert!(same::<C>(g.msm_gather(0, &idx, &gs).unwrap(), msm(&gb, &gs).unwrap()));
+        let ones = Bitmap::ones(n);
+        assert!(same::<C>(g.bitmap_sum(0, &ones).unwrap(), bitmap_sum(&bases, &ones).unwrap()));
+        // a range past the bases (into the copies) is refused
+        assert!(g.msm(1, &s).is_err());
+        eprintln!(
+            "{} n={n} {pre:?}: built in {built:.3} s, matches the CPU",
+            C::NAME
+        );
+    }
+}
+
+#[test]
+#[ignore = "needs an NVIDIA GPU (gpu-bundle/run.sh)"]
+fn gpu_g1_precomputed_bases() {
+    precomputed::<G1Affine>(1000, &[(4, 64), (6, 5), (9, 1)]);
+    // 2^16 points: affine rounds on one bucket window (c = 10, 26 copies),
+    // several chunks of the shift kernel are not reached (2^20 per chunk)
+    precomputed::<G1Affine>(1 << 16, &[(10, 26), (12, 4), (16, 16)]);
+}
+
+#[test]
+#[ignore = "needs an NVIDIA GPU (gpu-bundle/run.sh)"]
+fn gpu_g1_precomputed_bases_large() {
+    // past one 2^20-point shift chunk, at the 2^24 bench's widths
+    let n = (1 << 21) + 3;
+    precomputed::<G1Affine>(n, &[(16, 16), (20, 13)]);
+}
+
+#[test]
+#[ignore = "needs an NVIDIA GPU (gpu-bundle/run.sh)"]
+fn gpu_g2_precomputed_bases() {
+    precomputed::<G2Affine>(300, &[(5, 52), (9, 3)]);
 }

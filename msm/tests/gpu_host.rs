@@ -7,7 +7,7 @@
 mod gpu_common;
 
 use cuzk_field::{Bitmap, Field, Fr, G1Affine, G2Affine, Group};
-use cuzk_msm::gpu::{host, window_for, windows, WINDOWS};
+use cuzk_msm::gpu::{host, window_for, windows, GpuPoint, Precomputed, WINDOWS};
 use cuzk_msm::{bitmap_sum, msm, msm_gather, MsmError};
 use gpu_common::*;
 use proptest::prelude::*;
@@ -421,4 +421,100 @@ proptest! {
         let s = if edge { edge_scalars(n, &mut rng) } else { random_scalars(n, seed) };
         prop_assert_eq!(host::msm(&bases, &s, Some(c)).unwrap(), msm(&bases, &s).unwrap());
     }
+}
+
+/// 2^k·p by k doublings.
+fn shifted<C: GpuPoint>(p: &C, k: u32) -> P<C> {
+    let mut q = p.to_curve();
+    for _ in 0..k {
+        q = q.double();
+    }
+    q
+}
+
+fn check_shift_table<C: Pool>(pre: Precomputed) {
+    let mut rng = ChaCha8Rng::seed_from_u64(21);
+    let bases = awkward_bases::<C>(37, &mut rng);
+    let table = host::shift_table(&bases, pre).unwrap();
+    assert_eq!(table.len(), bases.len() * pre.copies as usize);
+    for t in 0..pre.copies as usize {
+        for (i, b) in bases.iter().enumerate() {
+            let want = shifted(b, pre.shift() * t as u32);
+            assert!(table[t * bases.len() + i].to_curve() == want, "{} copy {t} point {i}", C::NAME);
+        }
+    }
+}
+
+#[test]
+fn shift_tables_hold_shifted_copies() {
+    // W = 52 at c = 5: 3 copies give 18 bucket windows, shift 90
+    check_shift_table::<G1Affine>(Precomputed::new(5, 3).unwrap());
+    check_shift_table::<G2Affine>(Precomputed::new(9, 2).unwrap());
+}
+
+fn check_precomputed<C: Pool>(n: usize, pres: &[(u32, u32)]) {
+    let mut rng = ChaCha8Rng::seed_from_u64(22);
+    let bases = awkward_bases::<C>(n, &mut rng);
+    let s = edge_scalars(n, &mut rng);
+    for &(c, copies) in pres {
+        let pre = Precomputed::new(c, copies).unwrap();
+        let table = host::shift_table(&bases, pre).unwrap();
+        for start in [0, 3] {
+            let want = msm(&bases[start..], &s[start..]).unwrap();
+            let got = host::msm_precomputed(&table, n, start, &s[start..], pre).unwrap();
+            assert_eq!(got, want, "{} c={c} copies={copies} start={start}", C::NAME);
+        }
+        // A prefix of the scalars against the same table (the H MSM shape).
+        let got = host::msm_precomputed(&table, n, 0, &s[..n - 1], pre).unwrap();
+        assert_eq!(got, msm(&bases[..n - 1], &s[..n - 1]).unwrap());
+    }
+}
+
+#[test]
+fn g1_precomputed_bases_match_cpu() {
+    // every window in one bucket window (64 copies), uneven splits (W = 64
+    // into 7 or 3 copies: the last copy's windows run past 256 bits), wide
+    // windows with affine rounds (1100 points over 2^7 buckets at c = 8)
+    check_precomputed::<G1Affine>(70, &[(4, 1), (4, 64), (4, 7), (6, 3), (13, 20)]);
+    check_precomputed::<G1Affine>(1100, &[(8, 32), (8, 4)]);
+}
+
+#[test]
+fn g2_precomputed_bases_match_cpu() {
+    check_precomputed::<G2Affine>(40, &[(5, 52), (9, 3)]);
+}
+
+#[test]
+fn precomputed_shapes_are_checked() {
+    assert!(Precomputed::new(16, 0).is_err());
+    assert!(Precomputed::new(16, 17).is_err()); // W = 16
+    assert!(Precomputed::new(1, 1).is_err() && Precomputed::new(25, 1).is_err());
+    let pre = Precomputed::new(8, 4).unwrap();
+    assert_eq!((pre.bucket_windows(), pre.shift()), (8, 64));
+    let bases = bases_of::<G1Affine>(10);
+    let table = host::shift_table(&bases, pre).unwrap();
+    let s = random_scalars(10, 1);
+    // the table must be copies × stride, the range inside one copy
+    assert!(host::msm_precomputed(&table[1..], 10, 0, &s, pre).is_err());
+    assert!(host::msm_precomputed(&table, 10, 1, &s, pre).is_err());
+    assert!(host::msm_precomputed(&table, 9, 0, &s, pre).is_err());
+}
+
+#[test]
+fn precomputed_choice_follows_the_copies() {
+    for log in [16u32, 20, 24, 27] {
+        let n = 1usize << log;
+        // one copy: the plain choice
+        assert_eq!(Precomputed::for_points(n, 1), Precomputed::new(window_for(n), 1).unwrap());
+        for max in [2u32, 4, 8, 32] {
+            let p = Precomputed::for_points(n, max);
+            assert!(p.copies <= max && p.copies <= windows(p.window), "2^{log} {max}: {p:?}");
+            assert!(p.window >= window_for(n), "2^{log} {max}: {p:?}");
+            // the fewest copies for its bucket windows
+            assert_eq!(windows(p.window).div_ceil(p.bucket_windows()), p.copies);
+        }
+    }
+    // 2^24 with a copy per window: one bucket window of a wider width
+    let p = Precomputed::for_points(1 << 24, 16);
+    assert!(p.window > 16 && p.bucket_windows() == 1, "{p:?}");
 }

@@ -6,7 +6,8 @@ use cuzk_field::{Bitmap, Fr, Group};
 use cuzk_gpu::{Device, DeviceBuffer, Stream};
 
 use super::sys::{self, CheckedIndices, SyncOnDrop};
-use super::{combine_windows, window_for, window_slots, GpuPoint};
+use super::{bucket_slots, combine_windows, fixed_base_sys, window_for, GpuPoint};
+use super::Precomputed;
 use crate::classify::classify;
 use crate::{MsmError, Projective};
 
@@ -16,11 +17,23 @@ use crate::{MsmError, Projective};
 /// Each call enqueues its work on the set's own stream and waits for the
 /// result, so calls through one `GpuBases` run one at a time; use one set
 /// per stream for concurrency.
+///
+/// A set uploaded with [`GpuBases::upload_precomputed`] also holds shifted
+/// copies of its bases ([`Precomputed`]): its dense MSMs then run at the
+/// set's window with fewer bucket windows; gathered MSMs and bitmap sums
+/// use the first copy (the bases) as before.
 #[derive(Debug)]
 pub struct GpuBases<C: GpuPoint> {
+    /// `copies · n` points: copy t at `t·n` (one copy without `pre`).
     bases: DeviceBuffer<C>,
+    n: usize,
+    pre: Option<Precomputed>,
     stream: Stream,
 }
+
+/// XYZZ points per chunk when building shifted copies: 2^20 G1 points are
+/// 192 MiB of scratch, and 2^20 threads fill the device.
+const SHIFT_CHUNK: usize = 1 << 20;
 
 fn check_range(range: &Range<usize>, len: usize) -> Result<(), MsmError> {
     if range.start > range.end || range.end > len {
@@ -38,18 +51,72 @@ impl<C: GpuPoint> GpuBases<C> {
     /// `Registered`): ~55 GB/s instead of ~8 GB/s pageable (docs/GPU.md).
     pub fn upload(device: &Device, bases: &[C]) -> Result<Self, MsmError> {
         let stream = Stream::new(device)?;
+        let n = bases.len();
         let bases = DeviceBuffer::from_slice(&stream, bases)?;
-        Ok(GpuBases { bases, stream })
+        Ok(GpuBases {
+            bases,
+            n,
+            pre: None,
+            stream,
+        })
+    }
+
+    /// Uploads `bases` and builds `pre.copies − 1` shifted copies of them
+    /// on the device (waits for both): `pre.copies` times the memory of
+    /// [`GpuBases::upload`], and every dense MSM against the set runs at
+    /// `pre.window` with [`Precomputed::bucket_windows`] bucket windows.
+    pub fn upload_precomputed(
+        device: &Device,
+        bases: &[C],
+        pre: Precomputed,
+    ) -> Result<Self, MsmError> {
+        let pre = Precomputed::new(pre.window, pre.copies)?;
+        let n = bases.len();
+        let total = n
+            .checked_mul(pre.copies as usize)
+            .filter(|&t| t < 1 << 31)
+            .ok_or(MsmError::GpuShape {
+                n,
+                window: pre.window,
+            })?;
+        let streams = [Stream::new(device)?];
+        let mut table = DeviceBuffer::<C>::alloc(device, total)?;
+        {
+            let sync = SyncOnDrop(&streams);
+            sys::upload_prefix(&mut table, bases, &streams[0], &sync)?;
+        }
+        if pre.copies > 1 && n > 0 {
+            let mut scratch = DeviceBuffer::<C>::alloc(device, 2 * n.min(SHIFT_CHUNK))?;
+            fixed_base_sys::dev_shift(&mut table, n, pre, &mut scratch, &streams[0])?;
+            streams[0].synchronize()?;
+        }
+        let [stream] = streams;
+        Ok(GpuBases {
+            bases: table,
+            n,
+            pre: Some(pre),
+            stream,
+        })
+    }
+
+    /// The shifted copies this set holds, if any.
+    pub fn precomputed(&self) -> Option<Precomputed> {
+        self.pre
+    }
+
+    /// Device bytes the set holds (all copies).
+    pub fn device_bytes(&self) -> u64 {
+        (self.bases.len() * std::mem::size_of::<C>()) as u64
     }
 
     /// Number of bases held.
     pub fn len(&self) -> usize {
-        self.bases.len()
+        self.n
     }
 
     /// True when no bases are held.
     pub fn is_empty(&self) -> bool {
-        self.bases.is_empty()
+        self.n == 0
     }
 
     /// The stream every call of this set runs on (for callers that prepare
@@ -58,8 +125,9 @@ impl<C: GpuPoint> GpuBases<C> {
         &self.stream
     }
 
-    /// The device buffer of the bases.
-    pub fn buffer(&self) -> &DeviceBuffer<C> {
+    /// The device buffer, copy 0 (the bases) first: the gathered and bitmap
+    /// paths read copy 0 only (their ranges are checked against `len()`).
+    fn first_copy(&self) -> &DeviceBuffer<C> {
         &self.bases
     }
 
@@ -68,7 +136,8 @@ impl<C: GpuPoint> GpuBases<C> {
         Ok(v[0].to_curve())
     }
 
-    /// Downloads the window sums of an MSM with width `c` and combines them.
+    /// Downloads the window sums of an MSM with width `c` (any number of
+    /// them) and combines them.
     fn windows_result(&self, out: &DeviceBuffer<C>, c: u32) -> Result<Projective<C>, MsmError> {
         let v = out.to_vec(&self.stream)?; // synchronises the stream
         Ok(combine_windows(&v, c))
@@ -109,7 +178,8 @@ impl<C: GpuPoint> GpuBases<C> {
         }
         self.run_dense(start, scalars, len, window_for(len))
     }
-    /// [`GpuBases::msm_device`] with a forced window width (benchmarks).
+    /// [`GpuBases::msm_device`] with a forced window width (benchmarks; a
+    /// precomputed set always runs at its own width).
     #[doc(hidden)]
     pub fn msm_device_window(
         &self,
@@ -130,7 +200,11 @@ impl<C: GpuPoint> GpuBases<C> {
         window: u32,
     ) -> Result<Projective<C>, MsmError> {
         check_range(&(start..start.saturating_add(len)), self.len())?;
-        let mut out = poisoned(&self.stream, window_slots(window))?;
+        let (window, copies) = match self.pre {
+            Some(p) => (p.window, p.copies),
+            None => (window, 1),
+        };
+        let mut out = poisoned(&self.stream, bucket_slots(window, copies))?;
         sys::dev_run(
             &self.bases,
             start,
@@ -138,6 +212,7 @@ impl<C: GpuPoint> GpuBases<C> {
             scalars,
             len,
             window,
+            copies,
             &mut out,
             &self.stream,
         )?;
@@ -175,14 +250,15 @@ impl<C: GpuPoint> GpuBases<C> {
         let idx = CheckedIndices::new(&self.stream, indices, self.len() - start)?;
         let d = DeviceBuffer::from_slice(&self.stream, scalars)?;
         let window = window_for(scalars.len());
-        let mut out = poisoned(&self.stream, window_slots(window))?;
+        let mut out = poisoned(&self.stream, bucket_slots(window, 1))?;
         sys::dev_run(
-            &self.bases,
+            self.first_copy(),
             start,
             Some(&idx),
             &d,
             scalars.len(),
             window,
+            1,
             &mut out,
             &self.stream,
         )?;
@@ -196,7 +272,7 @@ impl<C: GpuPoint> GpuBases<C> {
         let words = DeviceBuffer::from_slice(&self.stream, ones.as_words())?;
         let mut out = poisoned(&self.stream, 1)?;
         sys::dev_bitmap_sum(
-            &self.bases,
+            self.first_copy(),
             start,
             &words,
             ones.len(),
@@ -267,7 +343,7 @@ pub fn msm_streamed<C: GpuPoint>(
     let mut widths = Vec::with_capacity(chunks);
     for k in 0..chunks {
         let w = window_for(chunk.min(n - k * chunk));
-        outs.push(poisoned(&streams[k % 2], window_slots(w))?);
+        outs.push(poisoned(&streams[k % 2], bucket_slots(w, 1))?);
         widths.push(w);
     }
     {
@@ -294,6 +370,7 @@ pub fn msm_streamed<C: GpuPoint>(
                 &scalar_bufs[slot],
                 len,
                 widths[k],
+                1,
                 out,
                 s,
             )?;

@@ -1,5 +1,5 @@
 //! The fixed-base kernels' only `unsafe` code: a hand-written `extern "C"`
-//! block for `cuda/cuzk_fixed_base.h` (four functions; keep in sync by
+//! block for `cuda/cuzk_fixed_base.h` (six functions; keep in sync by
 //! hand) and safe wrappers that check every length before crossing.
 //! Layout facts as in `sys.rs`: blstrs' affine points equal
 //! `affine_t<fp_t>` / `affine_t<fp2_t>`, `Fr` equals `fr_t`, Montgomery.
@@ -10,7 +10,7 @@ use cuzk_field::Fr;
 use cuzk_gpu::GpuError;
 
 use super::fixed_base::{check_window, fixed_base_table_len, fixed_base_windows};
-use super::GpuPoint;
+use super::{GpuPoint, Precomputed};
 use crate::MsmError;
 
 extern "C" {
@@ -28,6 +28,42 @@ extern "C" {
         n: u32,
         out: *mut c_void,
     ) -> i32;
+    fn cuzk_fixed_base_host_shift(
+        curve: i32,
+        table: *mut c_void,
+        n: u32,
+        shift: u32,
+        copies: u32,
+    ) -> i32;
+}
+
+/// Checks a shifted table of `len` points for `n` bases and `pre`.
+fn check_shift(len: usize, n: usize, pre: Precomputed) -> Result<u32, MsmError> {
+    if n.checked_mul(pre.copies as usize) != Some(len) {
+        return Err(MsmError::Gpu(GpuError::InvalidArgument(format!(
+            "shifted table of {len} points for {n} bases in {} copies",
+            pre.copies
+        ))));
+    }
+    count(n)
+}
+
+/// Host twin of the shifted copies: fills `table[t·n ..]` (t ≥ 1) with
+/// `2^(pre.shift()·t)·table[..n]`.
+pub(crate) fn host_shift<C: GpuPoint>(table: &mut [C], n: usize, pre: Precomputed) -> Result<(), MsmError> {
+    let n32 = check_shift(table.len(), n, pre)?;
+    // SAFETY: `table` holds copies·n points (checked), the C side reads the
+    // first n and writes the rest; synchronous, no pointer kept.
+    let code = unsafe {
+        cuzk_fixed_base_host_shift(
+            C::GPU_CURVE,
+            table.as_mut_ptr().cast(),
+            n32,
+            pre.shift(),
+            pre.copies,
+        )
+    };
+    host_status(code)
 }
 
 fn check_table(len: usize, w: u32) -> Result<(), MsmError> {
@@ -119,7 +155,7 @@ pub(crate) fn host_run<C: GpuPoint>(
 }
 
 #[cfg(feature = "cuda")]
-pub(crate) use device::{dev_run, dev_table};
+pub(crate) use device::{dev_run, dev_shift, dev_table};
 
 #[cfg(feature = "cuda")]
 mod device {
@@ -129,7 +165,7 @@ mod device {
     use cuzk_gpu::sys::{cuzk_error, cuzk_stream};
     use cuzk_gpu::{DeviceBuffer, GpuError, Stream};
 
-    use super::{check_rows, check_table, count, GpuPoint};
+    use super::{check_rows, check_shift, check_table, count, GpuPoint, Precomputed};
     use crate::MsmError;
 
     extern "C" {
@@ -149,6 +185,16 @@ mod device {
             n: u32,
             scratch: *mut c_void,
             out: *mut c_void,
+            stream: cuzk_stream,
+        ) -> cuzk_error;
+        fn cuzk_fixed_base_dev_shift(
+            curve: i32,
+            table: *mut c_void,
+            n: u32,
+            shift: u32,
+            copies: u32,
+            scratch: *mut c_void,
+            chunk: u32,
             stream: cuzk_stream,
         ) -> cuzk_error;
     }
@@ -237,6 +283,43 @@ mod device {
                 n,
                 scratch.as_mut_ptr(),
                 out.as_mut_ptr(),
+                stream.raw(),
+            )
+        })
+    }
+
+    /// Enqueues the shifted copies: `table[t·n ..] ← 2^(pre.shift()·t)·
+    /// table[..n]` for 1 ≤ t < copies, `scratch.len() / 2` points at a time
+    /// (two point-sized slots per XYZZ point). Asynchronous, as [`dev_run`].
+    pub(crate) fn dev_shift<C: GpuPoint>(
+        table: &mut DeviceBuffer<C>,
+        n: usize,
+        pre: Precomputed,
+        scratch: &mut DeviceBuffer<C>,
+        stream: &Stream,
+    ) -> Result<(), MsmError> {
+        let n32 = check_shift(table.len(), n, pre)?;
+        let chunk = u32::try_from(scratch.len() / 2).unwrap_or(u32::MAX);
+        if chunk == 0 {
+            return Err(MsmError::Gpu(GpuError::InvalidArgument(
+                "shift scratch below one XYZZ point".into(),
+            )));
+        }
+        stream.device().bind()?;
+        // SAFETY: device allocations owned by live DeviceBuffers: the
+        // kernels read and write the copies·n points of `table` (checked)
+        // and `chunk` XYZZ points (2·chunk slots ≤ scratch.len()) of
+        // `scratch`. Enqueued on `stream`; the caller keeps the buffers
+        // alive until it synchronises.
+        check(unsafe {
+            cuzk_fixed_base_dev_shift(
+                C::GPU_CURVE,
+                table.as_mut_ptr(),
+                n32,
+                pre.shift(),
+                pre.copies,
+                scratch.as_mut_ptr(),
+                chunk,
                 stream.raw(),
             )
         })

@@ -106,9 +106,10 @@ pub(crate) fn combine_windows<C: GpuPoint>(slots: &[C], c: u32) -> Projective<C>
     acc
 }
 
-/// Slots of the window-sum output for width `c` (two per window).
-pub(crate) fn window_slots(c: u32) -> usize {
-    2 * windows(c) as usize
+/// Slots of the window-sum output of an MSM at width `c` against `copies`
+/// shifted copies (two per bucket window; 1 copy: two per window).
+pub(crate) fn bucket_slots(c: u32, copies: u32) -> usize {
+    2 * windows(c).div_ceil(copies) as usize
 }
 
 /// Smallest and largest window widths the pipeline supports.
@@ -154,6 +155,69 @@ pub fn window_for(n: usize) -> u32 {
     best.1
 }
 
+/// Precomputed shifted bases: a base set held as `copies` copies, copy `t`
+/// being `2^(window·vw·t)·bases` (`vw` = [`Precomputed::bucket_windows`]),
+/// so that digit `j` of a scalar goes to bucket window `j mod vw` against
+/// copy `j / vw`. The accumulation does the same additions; the bucket work
+/// (levels, reduction, combination) shrinks by `W / vw`, and the width can
+/// grow without multiplying the buckets by W. Costs `copies − 1` extra
+/// base sets of device memory and ≈ 256 doublings per base to build
+/// (once per loaded set).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Precomputed {
+    /// Window width `c` of every MSM against the set.
+    pub window: u32,
+    /// Copies held (1 = the bases alone).
+    pub copies: u32,
+}
+
+impl Precomputed {
+    /// Checks `window` and `copies` (1 ≤ copies ≤ [`windows`]`(window)`).
+    pub fn new(window: u32, copies: u32) -> Result<Self, MsmError> {
+        if !WINDOWS.contains(&window) || copies == 0 || copies > windows(window) {
+            return Err(MsmError::Gpu(cuzk_gpu::GpuError::InvalidArgument(format!(
+                "precomputed bases: window {window} with {copies} copies (window {}..={}, 1 ≤ copies ≤ windows)",
+                WINDOWS.start(),
+                WINDOWS.end()
+            ))));
+        }
+        Ok(Precomputed { window, copies })
+    }
+
+    /// Bucket windows per MSM: `ceil(windows / copies)`.
+    pub fn bucket_windows(&self) -> u32 {
+        windows(self.window).div_ceil(self.copies)
+    }
+
+    /// Doublings between neighbouring copies: `window · bucket_windows`.
+    pub fn shift(&self) -> u32 {
+        self.window * self.bucket_windows()
+    }
+
+    /// The width and copy count for `n` points with at most `max_copies`
+    /// copies: minimises the cost model of [`window_for`] with the bucket
+    /// term counted for `bucket_windows` windows only,
+    /// `windows(c)·n + BUCKET_COST·vw·2^(c−1)`, over the supported widths
+    /// (for each width the fewest copies that reach its `vw`).
+    pub fn for_points(n: usize, max_copies: u32) -> Self {
+        let mut best = (f64::INFINITY, Precomputed { window: window_for(n), copies: 1 });
+        for c in WINDOWS {
+            if !args_ok(n, c) {
+                continue;
+            }
+            let w = windows(c);
+            let copies = max_copies.clamp(1, w);
+            let vw = w.div_ceil(copies);
+            let copies = w.div_ceil(vw); // the fewest copies giving this vw
+            let cost = w as f64 * n as f64 + BUCKET_COST * vw as f64 * (1u64 << (c - 1)) as f64;
+            if cost < best.0 {
+                best = (cost, Precomputed { window: c, copies });
+            }
+        }
+        best.1
+    }
+}
+
 /// Peak device memory one GPU MSM of `n` points (at [`window_for`]`(n)`)
 /// allocates for its temporaries, besides the bases and scalars: what a
 /// caller must leave free. Computed by running the pipeline's own driver
@@ -164,7 +228,15 @@ pub fn scratch_bytes<C: GpuPoint>(n: usize) -> u64 {
     if n == 0 {
         return 0;
     }
-    sys::dev_scratch_bytes::<C>(n, window_for(n))
+    sys::dev_scratch_bytes::<C>(n, window_for(n), 1)
+}
+
+/// [`scratch_bytes`] for an MSM of `n` points against precomputed bases.
+pub fn scratch_bytes_precomputed<C: GpuPoint>(n: usize, pre: Precomputed) -> u64 {
+    if n == 0 {
+        return 0;
+    }
+    sys::dev_scratch_bytes::<C>(n, pre.window, pre.copies)
 }
 
 /// The host C++ twin of the GPU pipeline (same driver, loops instead of
@@ -181,7 +253,42 @@ pub mod host {
         window: Option<u32>,
     ) -> Result<Projective<C>, MsmError> {
         let c = window.unwrap_or_else(|| window_for(scalars.len()));
-        sys::host_run(bases, None, scalars, c)
+        sys::host_run(bases, None, scalars, c, 1, 0)
+    }
+
+    /// The shifted table of `bases` for `pre` (copy `t` at `t·bases.len()`:
+    /// `2^(pre.shift()·t)·bases`), built by the host twin of the device
+    /// kernels.
+    pub fn shift_table<C: GpuPoint>(bases: &[C], pre: Precomputed) -> Result<Vec<C>, MsmError> {
+        let mut table = Vec::new();
+        table
+            .try_reserve_exact(bases.len().saturating_mul(pre.copies as usize))
+            .map_err(|_| MsmError::TooManyPoints(bases.len()))?;
+        table.extend_from_slice(bases);
+        table.resize(bases.len() * pre.copies as usize, C::identity());
+        super::fixed_base_sys::host_shift(&mut table, bases.len(), pre)?;
+        Ok(table)
+    }
+
+    /// Σ `scalars[k]` · `bases[start + k]` through a shifted `table` of a
+    /// base set of `stride` points ([`shift_table`]).
+    pub fn msm_precomputed<C: GpuPoint>(
+        table: &[C],
+        stride: usize,
+        start: usize,
+        scalars: &[Fr],
+        pre: Precomputed,
+    ) -> Result<Projective<C>, MsmError> {
+        if stride.saturating_mul(pre.copies as usize) != table.len()
+            || start.saturating_add(scalars.len()) > stride
+        {
+            return Err(MsmError::TooFewBases {
+                have: stride.saturating_sub(start),
+                need: scalars.len(),
+            });
+        }
+        let end = start + (pre.copies as usize - 1) * stride + scalars.len();
+        sys::host_run(&table[start..end], None, scalars, pre.window, pre.copies, stride)
     }
 
     /// Σ `scalars[k]` · `bases[indices[k]]` (the tail shape).
@@ -192,7 +299,7 @@ pub mod host {
         window: Option<u32>,
     ) -> Result<Projective<C>, MsmError> {
         let c = window.unwrap_or_else(|| window_for(scalars.len()));
-        sys::host_run(bases, Some(indices), scalars, c)
+        sys::host_run(bases, Some(indices), scalars, c, 1, 0)
     }
 
     /// Σ `bases[j]` over the set bits `j` of `ones`.

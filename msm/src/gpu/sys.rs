@@ -12,7 +12,7 @@ use std::ffi::c_void;
 
 use cuzk_field::Fr;
 
-use super::{args_ok, combine_windows, window_slots, GpuPoint};
+use super::{args_ok, bucket_slots, combine_windows, GpuPoint};
 use crate::{MsmError, Projective};
 
 extern "C" {
@@ -23,6 +23,8 @@ extern "C" {
         scalars: *const c_void,
         n: u32,
         c: u32,
+        copies: u32,
+        stride: u32,
         out: *mut c_void,
     ) -> i32;
     fn cuzk_msm_host_bitmap_sum(
@@ -32,7 +34,7 @@ extern "C" {
         nbits: u32,
         out: *mut c_void,
     ) -> i32;
-    fn cuzk_msm_dev_scratch_bytes(curve: i32, n: u32, c: u32) -> u64;
+    fn cuzk_msm_dev_scratch_bytes(curve: i32, n: u32, c: u32, copies: u32) -> u64;
     fn cuzk_msm_host_digits(scalars: *const c_void, n: u32, c: u32, digits: *mut u32) -> i32;
     fn cuzk_msm_host_sort(
         scalars: *const c_void,
@@ -53,14 +55,28 @@ fn host_status(code: i32, n: usize, window: u32) -> Result<(), MsmError> {
     }
 }
 
-/// Peak device scratch of one device MSM of `n` points at `window` (0 for a
-/// shape the pipeline rejects).
-pub(crate) fn dev_scratch_bytes<C: GpuPoint>(n: usize, window: u32) -> u64 {
+/// Peak device scratch of one device MSM of `n` points at `window` against
+/// `copies` shifted copies (0 for a shape the pipeline rejects).
+pub(crate) fn dev_scratch_bytes<C: GpuPoint>(n: usize, window: u32, copies: u32) -> u64 {
     let Ok(n32) = shape(n, window) else {
         return 0;
     };
     // SAFETY: a pure size computation on the host: no pointers cross.
-    unsafe { cuzk_msm_dev_scratch_bytes(C::GPU_CURVE, n32, window) }
+    unsafe { cuzk_msm_dev_scratch_bytes(C::GPU_CURVE, n32, window, copies) }
+}
+
+/// The points an MSM of `n` points reads against `copies` copies `stride`
+/// apart (copies > 1: n ≤ stride, and the index of the last point of the
+/// last copy must stay below 2^31 with its sign bit).
+fn table_need(n: usize, copies: u32, stride: usize, window: u32) -> Result<(usize, u32), MsmError> {
+    if copies <= 1 {
+        return Ok((n, 0));
+    }
+    let total = stride.checked_mul(copies as usize);
+    match total {
+        Some(t) if n <= stride && t < (1 << 31) => Ok(((copies as usize - 1) * stride + n, stride as u32)),
+        _ => Err(MsmError::GpuShape { n, window }),
+    }
 }
 
 fn shape(n: usize, window: u32) -> Result<u32, MsmError> {
@@ -72,15 +88,26 @@ fn shape(n: usize, window: u32) -> Result<u32, MsmError> {
 
 /// Host twin: Σ scalars[k] · bases[idx[k]] (or bases[k] without idx); the
 /// window sums come back and are combined here, as on the device path.
+/// With `copies` > 1, `bases` is a shifted table whose copies are `stride`
+/// points apart (no idx).
 pub(crate) fn host_run<C: GpuPoint>(
     bases: &[C],
     idx: Option<&[u32]>,
     scalars: &[Fr],
     window: u32,
+    copies: u32,
+    stride: usize,
 ) -> Result<Projective<C>, MsmError> {
     let n = scalars.len();
+    let (need, stride32) = table_need(n, copies, stride, window)?;
     match idx {
-        None if bases.len() != n => {
+        _ if copies > 1 && (idx.is_some() || bases.len() < need) => {
+            return Err(MsmError::TooFewBases {
+                have: bases.len(),
+                need,
+            })
+        }
+        None if copies <= 1 && bases.len() != n => {
             return Err(MsmError::LengthMismatch {
                 bases: bases.len(),
                 scalars: n,
@@ -103,12 +130,13 @@ pub(crate) fn host_run<C: GpuPoint>(
         None => {}
     }
     let n32 = shape(n, window)?;
-    let mut out = vec![C::identity(); window_slots(window)];
+    let mut out = vec![C::identity(); bucket_slots(window, copies.max(1))];
     // SAFETY: `bases` holds every index the pipeline reads (n contiguous
-    // points, or the checked `idx` entries), `scalars` n elements, `idx`
-    // (when given) n entries, `out` the W window sums (two affine-sized
-    // slots per XYZZ point); the types match the C layouts (module docs).
-    // The call is synchronous and keeps no pointer.
+    // points, the checked `idx` entries, or with copies the points
+    // t·stride + i < (copies − 1)·stride + n ≤ len, checked), `scalars` n
+    // elements, `idx` (when given) n entries, `out` the window sums (two
+    // affine-sized slots per XYZZ point, bucket_slots); the types match the
+    // C layouts (module docs). The call is synchronous and keeps no pointer.
     let code = unsafe {
         cuzk_msm_host_run(
             C::GPU_CURVE,
@@ -117,6 +145,8 @@ pub(crate) fn host_run<C: GpuPoint>(
             scalars.as_ptr().cast(),
             n32,
             window,
+            copies.max(1),
+            stride32,
             out.as_mut_ptr().cast(),
         )
     };
@@ -198,8 +228,8 @@ mod device {
     use cuzk_gpu::sys::{cuzk_error, cuzk_memcpy_async, cuzk_stream};
     use cuzk_gpu::{DeviceBuffer, GpuError, Stream};
 
-    use super::super::{window_slots, GpuPoint};
-    use super::shape;
+    use super::super::{bucket_slots, GpuPoint};
+    use super::{shape, table_need};
     use crate::MsmError;
 
     extern "C" {
@@ -210,6 +240,8 @@ mod device {
             scalars: *const c_void,
             n: u32,
             c: u32,
+            copies: u32,
+            stride: u32,
             out: *mut c_void,
             stream: cuzk_stream,
         ) -> cuzk_error;
@@ -259,8 +291,10 @@ mod device {
     }
 
     /// Enqueues the window sums of `Σ scalars[k] · bases[start + (idx[k] or
-    /// k)]` into `out` (≥ `window_slots(window)` slots; combine them with
-    /// `combine_windows` after the download) on `stream`. Asynchronous: the caller synchronises `stream` (e.g. by
+    /// k)]` into `out` (≥ `bucket_slots(window, copies)` slots; combine
+    /// them with `combine_windows` after the download) on `stream`. With
+    /// `copies` > 1, `bases` is a shifted table of `copies` equal copies
+    /// (no idx). Asynchronous: the caller synchronises `stream` (e.g. by
     /// downloading `out`) before dropping or reusing the buffers.
     #[allow(clippy::too_many_arguments)] // mirrors the C signature
     pub(crate) fn dev_run<C: GpuPoint>(
@@ -270,10 +304,26 @@ mod device {
         scalars: &DeviceBuffer<Fr>,
         n: usize,
         window: u32,
+        copies: u32,
         out: &mut DeviceBuffer<C>,
         stream: &Stream,
     ) -> Result<(), MsmError> {
-        let avail = bases.len().saturating_sub(start);
+        let copies = copies.max(1);
+        let stride = bases.len() / copies as usize;
+        if copies > 1 && (idx.is_some() || bases.len() % copies as usize != 0 || start > stride) {
+            return Err(MsmError::Gpu(GpuError::InvalidArgument(format!(
+                "shifted table of {} points in {copies} copies from {start}, gathered: {}",
+                bases.len(),
+                idx.is_some()
+            ))));
+        }
+        // copies > 1: start + n ≤ stride and copies·stride < 2^31
+        table_need(start.saturating_add(n), copies, stride, window)?;
+        let avail = if copies > 1 {
+            stride - start
+        } else {
+            bases.len().saturating_sub(start)
+        };
         let need = match idx {
             Some(ix) => {
                 if ix.buf.len() != n {
@@ -296,11 +346,11 @@ mod device {
             });
         }
         let n32 = shape(n, window)?;
-        if out.len() < window_slots(window) {
+        let slots = bucket_slots(window, copies);
+        if out.len() < slots {
             return Err(MsmError::Gpu(GpuError::InvalidArgument(format!(
-                "output buffer of {} slots, the window sums need {}",
+                "output buffer of {} slots, the window sums need {slots}",
                 out.len(),
-                window_slots(window)
             ))));
         }
         // Kernels must launch on the current device: make the stream's current.
@@ -312,10 +362,12 @@ mod device {
         let idx_ptr = idx.map_or(std::ptr::null(), |i| i.buf.as_ptr().cast::<u32>());
         // SAFETY: all pointers are device allocations owned by live
         // DeviceBuffers; the kernels read bases[start .. start + need)
-        // (checked above: need ≤ len − start, and gather indices < bound =
-        // need), n scalars (checked), n indices (checked) and write the W
-        // window sums, 2·W slots, to `out` (checked). The work is enqueued on `stream`; the
-        // caller keeps the buffers alive until it synchronises.
+        // (checked above: need ≤ avail, and gather indices < bound = need),
+        // or with copies bases[start + t·stride + i] for i < n ≤ stride −
+        // start (checked), n scalars (checked), n indices (checked) and
+        // write the window sums, `slots` slots, to `out` (checked). The work
+        // is enqueued on `stream`; the caller keeps the buffers alive until
+        // it synchronises.
         check(unsafe {
             cuzk_msm_dev_run(
                 C::GPU_CURVE,
@@ -324,6 +376,8 @@ mod device {
                 scalars.as_ptr(),
                 n32,
                 window,
+                copies,
+                if copies > 1 { stride as u32 } else { 0 },
                 out.as_mut_ptr(),
                 stream.raw(),
             )
