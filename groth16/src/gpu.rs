@@ -163,9 +163,12 @@ pub fn h_precomputed(params: &Parameters, free: u64) -> Option<Precomputed> {
     if n == 0 || cap < 2 {
         return None;
     }
-    let spare = free
-        .checked_sub(bases_bytes(params) + working_bytes(params, 2) + H_COPIES_MARGIN)?;
-    let mut max = u32::try_from(spare / h_bytes).unwrap_or(u32::MAX).saturating_add(1).min(cap);
+    let spare =
+        free.checked_sub(bases_bytes(params) + working_bytes(params, 2) + H_COPIES_MARGIN)?;
+    let mut max = u32::try_from(spare / h_bytes)
+        .unwrap_or(u32::MAX)
+        .saturating_add(1)
+        .min(cap);
     while max >= 2 {
         let p = Precomputed::for_points(n, max);
         let extra_scratch = cuzk_msm::gpu::scratch_bytes_precomputed::<G1Affine>(n, p)
@@ -309,7 +312,10 @@ impl GpuBackend {
         };
         if mode == Residency::Resident {
             let _g = self.device_lock.lock();
-            let h_pre = self.mem_info().ok().and_then(|(free, _)| h_precomputed(params, free));
+            let h_pre = self
+                .mem_info()
+                .ok()
+                .and_then(|(free, _)| h_precomputed(params, free));
             let bases = self.upload(params, h_pre).map_err(|e| match e {
                 Groth16Error::Msm(m) => Groth16Error::Backend {
                     backend: self.name(),
@@ -413,7 +419,10 @@ impl GpuBackend {
     /// The shifted copies the resident set's H bases hold, if any
     /// ([`h_precomputed`]).
     pub fn h_copies(&self) -> Option<Precomputed> {
-        self.resident.lock().as_ref().and_then(|r| r.bases.h.precomputed())
+        self.resident
+            .lock()
+            .as_ref()
+            .and_then(|r| r.bases.h.precomputed())
     }
 
     /// True when `params` is the preloaded set.

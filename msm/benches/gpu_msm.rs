@@ -171,7 +171,12 @@ fn curve_msms<C: GpuPoint>(
             let build = t.elapsed().as_secs_f64() * 1e3;
             let (ms, first, got) = time_first(runs, || gp.msm_device(0, &ds).expect("msm"));
             assert!(same::<C>(got, want), "{} 2^{log} {p:?} wrong", C::NAME);
-            let tag = format!("precomputed {}x{} vw{}", p.window, p.copies, p.bucket_windows());
+            let tag = format!(
+                "precomputed {}x{} vw{}",
+                p.window,
+                p.copies,
+                p.bucket_windows()
+            );
             for (what, ms) in [
                 (format!("{tag} build+upload"), build),
                 (format!("{tag} first call"), first),

@@ -342,9 +342,16 @@ fn precomputed<C: Pool>(n: usize, pres: &[(u32, u32)]) {
         let g = GpuBases::upload_precomputed(&dev, &bases, pre).unwrap();
         let built = t.elapsed().as_secs_f64();
         assert_eq!((g.len(), g.precomputed()), (n, Some(pre)));
-        assert_eq!(g.device_bytes(), (n * copies as usize * std::mem::size_of::<C>()) as u64);
+        assert_eq!(
+            g.device_bytes(),
+            (n * copies as usize * std::mem::size_of::<C>()) as u64
+        );
         let want = msm(&bases, &s).unwrap();
-        assert!(same::<C>(g.msm(0, &s).unwrap(), want), "{} {pre:?} full", C::NAME);
+        assert!(
+            same::<C>(g.msm(0, &s).unwrap(), want),
+            "{} {pre:?} full",
+            C::NAME
+        );
         let sub = 5..n - 7;
         let want_sub = msm(&bases[sub.clone()], &s[sub.clone()]).unwrap();
         assert!(
@@ -366,9 +373,15 @@ fn precomputed<C: Pool>(n: usize, pres: &[(u32, u32)]) {
         let idx: Vec<u32> = (0..n as u32).rev().step_by(3).collect();
         let gs: Vec<Fr> = idx.iter().map(|&i| s[i as usize]).collect();
         let gb: Vec<C> = idx.iter().map(|&i| bases[i as usize]).collect();
-        assert!(same::<C>(g.msm_gather(0, &idx, &gs).unwrap(), msm(&gb, &gs).unwrap()));
+        assert!(same::<C>(
+            g.msm_gather(0, &idx, &gs).unwrap(),
+            msm(&gb, &gs).unwrap()
+        ));
         let ones = Bitmap::ones(n);
-        assert!(same::<C>(g.bitmap_sum(0, &ones).unwrap(), bitmap_sum(&bases, &ones).unwrap()));
+        assert!(same::<C>(
+            g.bitmap_sum(0, &ones).unwrap(),
+            bitmap_sum(&bases, &ones).unwrap()
+        ));
         // a range past the bases (into the copies) is refused
         assert!(g.msm(1, &s).is_err());
         eprintln!(

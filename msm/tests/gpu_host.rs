@@ -440,7 +440,11 @@ fn check_shift_table<C: Pool>(pre: Precomputed) {
     for t in 0..pre.copies as usize {
         for (i, b) in bases.iter().enumerate() {
             let want = shifted(b, pre.shift() * t as u32);
-            assert!(table[t * bases.len() + i].to_curve() == want, "{} copy {t} point {i}", C::NAME);
+            assert!(
+                table[t * bases.len() + i].to_curve() == want,
+                "{} copy {t} point {i}",
+                C::NAME
+            );
         }
     }
 }
@@ -505,10 +509,16 @@ fn precomputed_choice_follows_the_copies() {
     for log in [16u32, 20, 24, 27] {
         let n = 1usize << log;
         // one copy: the plain choice
-        assert_eq!(Precomputed::for_points(n, 1), Precomputed::new(window_for(n), 1).unwrap());
+        assert_eq!(
+            Precomputed::for_points(n, 1),
+            Precomputed::new(window_for(n), 1).unwrap()
+        );
         for max in [2u32, 4, 8, 32] {
             let p = Precomputed::for_points(n, max);
-            assert!(p.copies <= max && p.copies <= windows(p.window), "2^{log} {max}: {p:?}");
+            assert!(
+                p.copies <= max && p.copies <= windows(p.window),
+                "2^{log} {max}: {p:?}"
+            );
             assert!(p.window >= window_for(n), "2^{log} {max}: {p:?}");
             // the fewest copies for its bucket windows
             assert_eq!(windows(p.window).div_ceil(p.bucket_windows()), p.copies);

@@ -23,14 +23,15 @@ extern "C" {
 #define CUZK_NTT_DIT 2u
 #define CUZK_NTT_SCALE_IN 4u
 #define CUZK_NTT_SCALE_OUT 8u
+#define CUZK_NTT_PW_IN 16u /* inputs x[i] ← x[i]·mul[i] − sub[i] (no mul: x[i] − sub[i]) first */
 
 #define CUZK_NTT_PW_MUL 0
-#define CUZK_NTT_PW_SUB_MUL 1
 #define CUZK_NTT_PW_SCALE 2
 
-/* Device: one transform of 2^log_n points in place on `stream`. */
+/* Device: one transform of 2^log_n points in place on `stream`; `mul`
+ * (optional) and `sub` (2^log_n elements each) only with CUZK_NTT_PW_IN. */
 cuzk_error cuzk_ntt_gpu_run(void *data, uint32_t log_n, uint32_t flags, const void *tw, const void *sc,
-                            cuzk_stream stream);
+                            const void *mul, const void *sub, cuzk_stream stream);
 /* Device: in-place bit-reversal permutation of 2^log_n points. */
 cuzk_error cuzk_ntt_gpu_bitrev(void *data, uint32_t log_n, cuzk_stream stream);
 /* Device: a[i] = op(a[i], b[i], *k) for i < n; `k` is a HOST pointer to one Fr. */
@@ -38,7 +39,8 @@ cuzk_error cuzk_ntt_gpu_pointwise(int32_t op, void *a, const void *b, const void
                                   cuzk_stream stream);
 
 /* Host twin: the same code on host memory. 0 on success, CUZK_ERR_INVALID_ARG else. */
-int32_t cuzk_ntt_host_run(void *data, uint32_t log_n, uint32_t flags, const void *tw, const void *sc);
+int32_t cuzk_ntt_host_run(void *data, uint32_t log_n, uint32_t flags, const void *tw, const void *sc,
+                          const void *mul, const void *sub);
 int32_t cuzk_ntt_host_bitrev(void *data, uint32_t log_n);
 int32_t cuzk_ntt_host_pointwise(int32_t op, void *a, const void *b, const void *k, size_t n);
 

@@ -12,21 +12,22 @@ using namespace cuzk::ntt;
 
 extern "C" {
 
-int32_t cuzk_ntt_host_run(void *data, uint32_t log_n, uint32_t flags, const void *tw, const void *sc) {
-    if (!data || !tw || log_n > MAX_LOG || !valid_flags(flags)) return CUZK_ERR_INVALID_ARG;
-    if ((flags & (F_SCALE_IN | F_SCALE_OUT)) && !sc) return CUZK_ERR_INVALID_ARG;
+int32_t cuzk_ntt_host_run(void *data, uint32_t log_n, uint32_t flags, const void *tw, const void *sc,
+                          const void *mul, const void *sub) {
+    if (!run_args_ok(data, log_n, flags, tw, sc, sub)) return CUZK_ERR_INVALID_ARG;
     fr_t *d = static_cast<fr_t *>(data);
     const fr_t *t = static_cast<const fr_t *>(tw);
     const fr_t *s = static_cast<const fr_t *>(sc);
+    const fr_t *m = static_cast<const fr_t *>(mul);
+    const fr_t *u = static_cast<const fr_t *>(sub);
     if (log_n == 0) {  // one point: the transform is the identity
-        if (flags & F_SCALE_IN) d[0] = d[0] * scale_at(s, 0);
-        if (flags & F_SCALE_OUT) d[0] = d[0] * scale_at(s, 0);
+        single_point(d[0], flags, s, m, u);
         return 0;
     }
     Plan pl = make_plan(log_n);
     std::vector<fr_t> smem(INNER);
     for (uint32_t step = 0; step < pl.count; step++) {
-        Ctx c{d, t, s, flags, pl.pass[exec_index(pl, step, flags)]};
+        Ctx c{d, t, s, m, u, flags, pl.pass[exec_index(pl, step, flags)]};
         uint32_t threads = block_threads(c.ps);
         for (size_t b = 0; b < grid_blocks(c.ps); b++) {
             for (uint32_t i = 0; i < threads; i++) pass_load(c, b, i, smem.data());
@@ -56,7 +57,7 @@ int32_t cuzk_ntt_host_bitrev(void *data, uint32_t log_n) {
 }
 
 int32_t cuzk_ntt_host_pointwise(int32_t op, void *a, const void *b, const void *k, size_t n) {
-    if (op < PW_MUL || op > PW_SCALE || !a || !k || (op != PW_SCALE && !b)) return CUZK_ERR_INVALID_ARG;
+    if ((op != PW_MUL && op != PW_SCALE) || !a || !k || (op == PW_MUL && !b)) return CUZK_ERR_INVALID_ARG;
     fr_t *x = static_cast<fr_t *>(a);
     const fr_t *y = static_cast<const fr_t *>(b);
     const fr_t kk = *static_cast<const fr_t *>(k);

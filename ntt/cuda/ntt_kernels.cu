@@ -28,8 +28,8 @@ __global__ void __launch_bounds__(INNER / 4) pass_kernel(Ctx c) {
     pass_store(c, block, tid, smem);
 }
 
-__global__ void single_scale_kernel(fr_t *d, const fr_t *sc, uint32_t times) {
-    for (uint32_t i = 0; i < times; i++) d[0] = d[0] * scale_at(sc, 0);
+__global__ void single_point_kernel(fr_t *d, uint32_t flags, const fr_t *sc, const fr_t *mul, const fr_t *sub) {
+    single_point(d[0], flags, sc, mul, sub);
 }
 
 __global__ void bitrev_kernel(fr_t *d, uint32_t log_n) {
@@ -56,23 +56,24 @@ constexpr uint32_t kThreads = 256;
 extern "C" {
 
 cuzk_error cuzk_ntt_gpu_run(void *data, uint32_t log_n, uint32_t flags, const void *tw, const void *sc,
-                            cuzk_stream stream) {
+                            const void *mul, const void *sub, cuzk_stream stream) {
     return guard([&] {
-        if (!data || !tw || log_n > MAX_LOG || !valid_flags(flags)) return invalid("ntt: bad arguments");
-        if ((flags & (F_SCALE_IN | F_SCALE_OUT)) && !sc) return invalid("ntt: scale flag without table");
+        if (!run_args_ok(data, log_n, flags, tw, sc, sub))
+            return invalid("ntt: bad arguments (a scale flag needs a table, F_PW_IN a subtrahend)");
         cudaStream_t s = static_cast<cudaStream_t>(stream);
         fr_t *d = static_cast<fr_t *>(data);
         const fr_t *t = static_cast<const fr_t *>(tw);
         const fr_t *k = static_cast<const fr_t *>(sc);
+        const fr_t *m = static_cast<const fr_t *>(mul);
+        const fr_t *u = static_cast<const fr_t *>(sub);
         if (log_n == 0) {
-            uint32_t times = ((flags & F_SCALE_IN) ? 1u : 0u) + ((flags & F_SCALE_OUT) ? 1u : 0u);
-            if (times == 0) return ok();
-            single_scale_kernel<<<1, 1, 0, s>>>(d, k, times);
+            if (!(flags & (F_SCALE_IN | F_SCALE_OUT | F_PW_IN))) return ok();
+            single_point_kernel<<<1, 1, 0, s>>>(d, flags, k, m, u);
             return after_launch();
         }
         Plan pl = make_plan(log_n);
         for (uint32_t step = 0; step < pl.count; step++) {
-            Ctx c{d, t, k, flags, pl.pass[exec_index(pl, step, flags)]};
+            Ctx c{d, t, k, m, u, flags, pl.pass[exec_index(pl, step, flags)]};
             size_t smem = size_t(block_elems(c.ps)) * sizeof(fr_t);
             pass_kernel<<<(unsigned)grid_blocks(c.ps), block_threads(c.ps), smem, s>>>(c);
             cuzk_error e = after_launch();
@@ -95,7 +96,7 @@ cuzk_error cuzk_ntt_gpu_bitrev(void *data, uint32_t log_n, cuzk_stream stream) {
 cuzk_error cuzk_ntt_gpu_pointwise(int32_t op, void *a, const void *b, const void *k, size_t n,
                                   cuzk_stream stream) {
     return guard([&] {
-        if (op < PW_MUL || op > PW_SCALE || !a || !k || (op != PW_SCALE && !b))
+        if ((op != PW_MUL && op != PW_SCALE) || !a || !k || (op == PW_MUL && !b))
             return invalid("pointwise: bad arguments");
         if (n == 0) return ok();
         size_t blocks = (n + kThreads - 1) / kThreads;

@@ -21,6 +21,8 @@ extern "C" {
         flags: u32,
         tw: *const c_void,
         sc: *const c_void,
+        mul: *const c_void,
+        sub: *const c_void,
     ) -> i32;
     fn cuzk_ntt_host_bitrev(data: *mut c_void, log_n: u32) -> i32;
     fn cuzk_ntt_host_pointwise(
@@ -65,12 +67,42 @@ fn scale_ptr(sc: Option<&[Fr]>) -> Result<*const c_void, NttError> {
     }
 }
 
-/// The host twin of one device transform (`flags` as in `cuzk_ntt.h`).
+/// The pointwise input of a transform (`F_PW_IN`): `x[i] ← x[i]·mul[i] −
+/// sub[i]` (without `mul`: `x[i] − sub[i]`) before the first pass.
+#[derive(Debug)]
+pub struct PwIn<'a, B: ?Sized> {
+    /// Optional factor, as long as the data.
+    pub mul: Option<&'a B>,
+    /// Subtrahend, as long as the data.
+    pub sub: &'a B,
+}
+
+// Two shared references: copyable whatever B is (derive would ask B: Copy).
+impl<B: ?Sized> Clone for PwIn<'_, B> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<B: ?Sized> Copy for PwIn<'_, B> {}
+
+/// `flags` with `F_PW_IN` set exactly when a pointwise input is given.
+pub(crate) fn pw_flags(flags: u32, pw: bool) -> u32 {
+    const F_PW_IN: u32 = 16;
+    if pw {
+        flags | F_PW_IN
+    } else {
+        flags & !F_PW_IN
+    }
+}
+
+/// The host twin of one device transform (`flags` as in `cuzk_ntt.h`, with
+/// `F_PW_IN` set exactly when `pw` is given).
 pub(crate) fn host_run(
     data: &mut [Fr],
     flags: u32,
     tw: &[Fr],
     sc: Option<&[Fr]>,
+    pw: Option<PwIn<'_, [Fr]>>,
 ) -> Result<(), NttError> {
     let log_n = log2_exact(data.len())?;
     if tw.len() != TW_LEN {
@@ -80,16 +112,37 @@ pub(crate) fn host_run(
         });
     }
     let sp = scale_ptr(sc)?;
+    let (mp, up) = match pw {
+        None => (std::ptr::null(), std::ptr::null()),
+        Some(p) => {
+            for v in p.mul.into_iter().chain([p.sub]) {
+                if v.len() != data.len() {
+                    return Err(NttError::LengthMismatch {
+                        expected: data.len(),
+                        got: v.len(),
+                    });
+                }
+            }
+            (
+                p.mul
+                    .map_or(std::ptr::null(), |m| m.as_ptr().cast::<c_void>()),
+                p.sub.as_ptr().cast::<c_void>(),
+            )
+        }
+    };
     // SAFETY: data holds 2^log_n Fr (checked), tw TW_LEN and sc SC_LEN (or
-    // null, which the C side rejects when a scale flag asks for it); Fr is
-    // blst_fr, the layout fr_t expects; the call reads and writes only those.
+    // null, which the C side rejects when a scale flag asks for it), mul
+    // and sub (when given) data.len() each (checked); Fr is blst_fr, the
+    // layout fr_t expects; the call reads and writes only those.
     let rc = unsafe {
         cuzk_ntt_host_run(
             data.as_mut_ptr().cast(),
             log_n,
-            flags,
+            pw_flags(flags, pw.is_some()),
             tw.as_ptr().cast(),
             sp,
+            mp,
+            up,
         )
     };
     host_status(rc, "host twin rejected the transform arguments")
@@ -142,6 +195,8 @@ pub(crate) mod device {
             flags: u32,
             tw: *const c_void,
             sc: *const c_void,
+            mul: *const c_void,
+            sub: *const c_void,
             stream: cuzk_stream,
         ) -> cuzk_error;
         fn cuzk_ntt_gpu_bitrev(data: *mut c_void, log_n: u32, stream: cuzk_stream) -> cuzk_error;
@@ -168,32 +223,50 @@ pub(crate) mod device {
         stream.device().bind().map_err(NttError::Gpu)
     }
 
-    /// Enqueues one transform on `stream`. The buffers' lengths are
-    /// checked; all device work on them is ordered by `stream`.
+    /// Enqueues one transform on `stream` (with `pw`, its pointwise input).
+    /// The buffers' lengths are checked; all device work on them is ordered
+    /// by `stream`.
     pub(crate) fn run(
         stream: &Stream,
         data: &mut DeviceBuffer<Fr>,
         flags: u32,
         tw: &DeviceBuffer<Fr>,
         sc: Option<&DeviceBuffer<Fr>>,
+        pw: Option<PwIn<'_, DeviceBuffer<Fr>>>,
     ) -> Result<(), NttError> {
         let log_n = log2_exact(data.len())?;
         bind(stream)?;
         if tw.len() != TW_LEN || sc.is_some_and(|s| s.len() != SC_LEN) {
             return Err(NttError::Twin("device tables of the wrong length"));
         }
+        if let Some(p) = pw {
+            for v in p.mul.into_iter().chain([p.sub]) {
+                if v.len() != data.len() {
+                    return Err(NttError::LengthMismatch {
+                        expected: data.len(),
+                        got: v.len(),
+                    });
+                }
+            }
+        }
         let sp = sc.map_or(std::ptr::null(), |s| s.as_ptr());
+        let mp = pw
+            .and_then(|p| p.mul)
+            .map_or(std::ptr::null(), |m| m.as_ptr());
+        let up = pw.map_or(std::ptr::null(), |p| p.sub.as_ptr());
         // SAFETY: device pointers of live buffers with the lengths the
-        // kernels index (2^log_n, TW_LEN, SC_LEN); the launch is ordered on
-        // `stream`, and the buffers are freed only after cudaFree, which
-        // waits for pending work.
+        // kernels index (2^log_n, TW_LEN, SC_LEN, and 2^log_n for mul and
+        // sub, checked); the launch is ordered on `stream`, and the buffers
+        // are freed only after cudaFree, which waits for pending work.
         check(unsafe {
             cuzk_ntt_gpu_run(
                 data.as_mut_ptr(),
                 log_n,
-                flags,
+                pw_flags(flags, pw.is_some()),
                 tw.as_ptr(),
                 sp,
+                mp,
+                up,
                 stream.raw(),
             )
         })

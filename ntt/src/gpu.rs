@@ -15,7 +15,7 @@
 //! the caller's three buffers (12 GiB) and allocates nothing.
 
 use crate::ffi::device;
-use crate::twin::{self, HPlan, Kind, Order, Step, PW_MUL, PW_SUB_MUL};
+use crate::twin::{self, HPlan, Kind, Order, PwIn, Step, PW_MUL};
 use crate::{NttError, MAX_LOG_SIZE};
 use cuzk_field::{Field, Fr, PrimeField};
 use cuzk_gpu::{BufferPool, Device, DeviceBuffer, Event, Stream};
@@ -177,16 +177,45 @@ impl GpuNtt {
         data: &mut DeviceBuffer<Fr>,
         step: &Step,
     ) -> Result<(), NttError> {
+        self.step_pw(stream, data, step, None)
+    }
+
+    /// [`GpuNtt::step`] with a pointwise input for a transform step.
+    fn step_pw(
+        &self,
+        stream: &Stream,
+        data: &mut DeviceBuffer<Fr>,
+        step: &Step,
+        pw: Option<PwIn<'_, DeviceBuffer<Fr>>>,
+    ) -> Result<(), NttError> {
         match step {
             Step::Run { flags, scale } => {
                 let sc = match scale {
                     Some((s, k)) => Some(self.scale(stream, *s, *k)?),
                     None => None,
                 };
-                device::run(stream, data, *flags, &self.tw, sc.as_deref())
+                device::run(stream, data, *flags, &self.tw, sc.as_deref(), pw)
+            }
+            Step::Bitrev if pw.is_some() => {
+                Err(NttError::Twin("a pointwise input needs a transform"))
             }
             Step::Bitrev => device::bitrev(stream, data),
         }
+    }
+
+    /// The plan's last two steps on `x`: the inverse transform reading
+    /// `x·mul − sub` (fused into its first pass), then the bit reversal.
+    fn back(
+        &self,
+        stream: &Stream,
+        plan: &HPlan,
+        x: &mut DeviceBuffer<Fr>,
+        mul: Option<&DeviceBuffer<Fr>>,
+        sub: &DeviceBuffer<Fr>,
+    ) -> Result<(), NttError> {
+        let [first, rest] = &plan.back;
+        self.step_pw(stream, x, first, Some(PwIn { mul, sub }))?;
+        self.step(stream, x, rest)
     }
 
     fn check_len(len: usize) -> Result<u32, NttError> {
@@ -275,12 +304,7 @@ impl GpuNtt {
                 self.step(stream, v, s)?;
             }
         }
-        device::pointwise(stream, PW_MUL, a, Some(b), Fr::ONE)?;
-        device::pointwise(stream, PW_SUB_MUL, a, Some(c), plan.z_inv)?;
-        for s in &plan.back {
-            self.step(stream, a, s)?;
-        }
-        Ok(())
+        self.back(stream, &plan, a, Some(b), c)
     }
 
     /// The H step from host vectors of equal length `len` (bellperson's
@@ -447,10 +471,7 @@ impl GpuNtt {
         for s in &plan.to_coset {
             self.step(stream, &mut y, s)?;
         }
-        device::pointwise(stream, PW_SUB_MUL, &mut x, Some(&y), plan.z_inv)?;
-        for s in &plan.back {
-            self.step(stream, &mut x, s)?;
-        }
+        self.back(stream, &plan, &mut x, None, &y)?;
         mark(4, stream)?;
         self.pool.put(y, stream);
         Ok(x)
@@ -495,22 +516,15 @@ impl GpuNtt {
             for s in &plan.to_coset {
                 self.step(stream, buf, s)?;
             }
-            if i == 1 {
-                let (x, y) = bufs.split_at_mut(1);
-                device::pointwise(stream, PW_MUL, &mut x[0], Some(&y[0]), Fr::ONE)?;
-            }
         }
         let z = bufs.pop().expect("three buffers");
         let y = bufs.pop().expect("three buffers");
-        self.pool.put(y, stream);
         let mut x = bufs.pop().expect("three buffers");
-        device::pointwise(stream, PW_SUB_MUL, &mut x, Some(&z), plan.z_inv)?;
-        for s in &plan.back {
-            self.step(stream, &mut x, s)?;
-        }
+        self.back(stream, plan, &mut x, Some(&y), &z)?;
         mark(4, stream)?;
         // Back to the pool after the kernels that read them (stream order);
         // the ring's slots are guarded by their own events.
+        self.pool.put(y, stream);
         self.pool.put(z, stream);
         Ok(x)
     }

@@ -9,6 +9,7 @@
 //! and about as slow as a naive radix-2 transform).
 #![doc(hidden)]
 
+pub use crate::ffi::PwIn;
 use crate::ffi::{self, SC_LEN, TW_LEN};
 use crate::{coset_generator, root_of_unity, NttError, MAX_LOG_SIZE};
 use cuzk_field::{Field, Fr};
@@ -27,10 +28,11 @@ pub const F_DIT: u32 = 2;
 pub const F_SCALE_IN: u32 = 4;
 /// Multiply outputs likewise.
 pub const F_SCALE_OUT: u32 = 8;
+/// Pointwise input: `x[i] ← x[i]·mul[i] − sub[i]` before the first pass
+/// (set by the entry points exactly when operands are given).
+pub const F_PW_IN: u32 = 16;
 /// `a ← a·b`.
 pub const PW_MUL: i32 = 0;
-/// `a ← (a − b)·k`.
-pub const PW_SUB_MUL: i32 = 1;
 /// `a ← a·k`.
 pub const PW_SCALE: i32 = 2;
 
@@ -179,15 +181,15 @@ pub fn steps(kind: Kind, log_n: u32, input: Order, output: Order) -> Result<Vec<
 /// of `2^log_n` points (what both the device and the twin run):
 /// per vector, inverse DIF with the output scaled by `g^j/n` (bit-reversed
 /// coefficients of the coset polynomial) then forward DIT (natural coset
-/// evaluations); `a ← a·b`, `a ← (a − c)·(g^n − 1)^−1`; inverse DIF with
-/// `g^−j/n`; bit reversal. No permutation before the last step.
+/// evaluations); then inverse DIF whose first pass reads `a·b − c`
+/// (`F_PW_IN`, operands b and c) and whose output is scaled by
+/// `g^−j/(n·(g^n − 1))`; bit reversal. No permutation before the last step.
 #[derive(Debug, Clone)]
 pub struct HPlan {
     /// The per-vector steps (into coset evaluations).
     pub to_coset: [Step; 2],
-    /// `(g^n − 1)^−1`.
-    pub z_inv: Fr,
-    /// The steps from `a·b − c` on the coset to `h` in natural order.
+    /// The steps from the coset evaluations to `h` in natural order; the
+    /// first takes `a·b − c` as its pointwise input.
     pub back: [Step; 2],
 }
 
@@ -201,6 +203,8 @@ pub fn h_plan(log_n: u32) -> Result<HPlan, NttError> {
     }
     let g = coset_generator();
     let n_inv = Fr::from(1u64 << log_n).invert().unwrap_or(Fr::ONE);
+    // 1/Z on the coset (Z = g^n − 1), folded into the last transform's
+    // output scaling: iFFT((a·b − c)/Z) = iFFT(a·b − c)/Z.
     let z_inv = (g.pow_vartime([1u64 << log_n]) - Fr::ONE)
         .invert()
         .unwrap_or(Fr::ZERO);
@@ -216,23 +220,23 @@ pub fn h_plan(log_n: u32) -> Result<HPlan, NttError> {
                 scale: None,
             },
         ],
-        z_inv,
         back: [
             Step::Run {
                 flags: F_INVERSE | F_SCALE_OUT,
-                scale: Some((g_inv, n_inv)),
+                scale: Some((g_inv, n_inv * z_inv)),
             },
             Step::Bitrev,
         ],
     })
 }
 
-fn host_step(data: &mut [Fr], step: &Step) -> Result<(), NttError> {
+fn host_step(data: &mut [Fr], step: &Step, pw: Option<PwIn<'_, [Fr]>>) -> Result<(), NttError> {
     match step {
         Step::Run { flags, scale } => {
             let sc = scale.map(|(s, k)| scale_table(s, k));
-            ffi::host_run(data, *flags, twiddle_table(), sc.as_deref())
+            ffi::host_run(data, *flags, twiddle_table(), sc.as_deref(), pw)
         }
+        Step::Bitrev if pw.is_some() => Err(NttError::Twin("a pointwise input needs a transform")),
         Step::Bitrev => ffi::host_bitrev(data),
     }
 }
@@ -248,14 +252,19 @@ pub fn host_transform(
         return Err(NttError::NotPowerOfTwo(data.len()));
     }
     for s in steps(kind, data.len().trailing_zeros(), input, output)? {
-        host_step(data, &s)?;
+        host_step(data, &s, None)?;
     }
     Ok(())
 }
 
 /// One raw launch through the host twin (flags and scale as given).
-pub fn host_run(data: &mut [Fr], flags: u32, scale: Option<&[Fr]>) -> Result<(), NttError> {
-    ffi::host_run(data, flags, twiddle_table(), scale)
+pub fn host_run(
+    data: &mut [Fr],
+    flags: u32,
+    scale: Option<&[Fr]>,
+    pw: Option<PwIn<'_, [Fr]>>,
+) -> Result<(), NttError> {
+    ffi::host_run(data, flags, twiddle_table(), scale, pw)
 }
 
 /// The host twin of the pointwise kernel.
@@ -285,13 +294,15 @@ pub fn host_h_step(mut a: Vec<Fr>, mut b: Vec<Fr>, mut c: Vec<Fr>) -> Result<Vec
     for v in [&mut a, &mut b, &mut c] {
         v.resize(n, Fr::ZERO);
         for s in &plan.to_coset {
-            host_step(v, s)?;
+            host_step(v, s, None)?;
         }
     }
-    ffi::host_pointwise(PW_MUL, &mut a, Some(&b), Fr::ONE)?;
-    ffi::host_pointwise(PW_SUB_MUL, &mut a, Some(&c), plan.z_inv)?;
-    for s in &plan.back {
-        host_step(&mut a, s)?;
-    }
+    let [first, rest] = &plan.back;
+    let pw = PwIn {
+        mul: Some(&b[..]),
+        sub: &c[..],
+    };
+    host_step(&mut a, first, Some(pw))?;
+    host_step(&mut a, rest, None)?;
     Ok(a)
 }

@@ -12,7 +12,7 @@ use common::*;
 use cuzk_field::{random_vec, Field, Fr, PrimeField};
 use cuzk_ntt::twin::{
     self, host_h_step, host_pointwise, host_run, host_transform, scale_table, twiddle_table, Kind,
-    Order, F_DIT, F_INVERSE, F_SCALE_IN, PW_MUL, PW_SCALE, PW_SUB_MUL,
+    Order, PwIn, F_DIT, F_INVERSE, F_SCALE_IN, F_SCALE_OUT, PW_MUL, PW_SCALE,
 };
 use cuzk_ntt::{root_of_unity, Domain, NttError};
 use proptest::prelude::*;
@@ -215,13 +215,16 @@ fn bad_arguments_are_errors() {
     );
     let mut v = vec![Fr::ONE; 4];
     assert!(matches!(
-        host_run(&mut v, F_SCALE_IN, None),
+        host_run(&mut v, F_SCALE_IN, None, None),
         Err(NttError::Twin(_))
     ));
-    assert!(matches!(host_run(&mut v, 99, None), Err(NttError::Twin(_))));
+    assert!(matches!(
+        host_run(&mut v, 99, None, None),
+        Err(NttError::Twin(_))
+    ));
     let short = vec![Fr::ONE; 5];
     assert!(matches!(
-        host_run(&mut v, F_SCALE_IN, Some(&short)),
+        host_run(&mut v, F_SCALE_IN, Some(&short), None),
         Err(NttError::LengthMismatch { .. })
     ));
     assert!(matches!(
@@ -251,14 +254,47 @@ fn pointwise_ops() {
         .zip(a.iter().zip(&b))
         .all(|(v, (a, b))| *v == *a * b));
     let mut v = a.clone();
-    host_pointwise(PW_SUB_MUL, &mut v, Some(&b), k).unwrap();
-    assert!(v
-        .iter()
-        .zip(a.iter().zip(&b))
-        .all(|(v, (a, b))| *v == (*a - b) * k));
-    let mut v = a.clone();
     host_pointwise(PW_SCALE, &mut v, None, k).unwrap();
     assert!(v.iter().zip(&a).all(|(v, a)| *v == *a * k));
+}
+
+/// The fused pointwise input (`F_PW_IN`) equals the pointwise step followed
+/// by the plain transform, in every direction and at every size class
+/// (one point, one pass, several passes).
+#[test]
+fn pointwise_input_is_fused_exactly() {
+    let mut r = rng(4);
+    let sc = scale_table(Fr::random(&mut r), Fr::random(&mut r));
+    for log_n in [0u32, 1, 2, 5, 11, 13] {
+        let n = 1usize << log_n;
+        let (x, b, c) = (
+            random_vec(n, &mut r),
+            random_vec(n, &mut r),
+            random_vec(n, &mut r),
+        );
+        for flags in [0, F_DIT, F_INVERSE | F_SCALE_OUT, F_DIT | F_SCALE_IN] {
+            for mul in [Some(&b[..]), None] {
+                let mut want: Vec<Fr> = (0..n)
+                    .map(|i| mul.map_or(x[i], |m| x[i] * m[i]) - c[i])
+                    .collect();
+                host_run(&mut want, flags, Some(&sc), None).unwrap();
+                let mut got = x.clone();
+                let pw = PwIn { mul, sub: &c[..] };
+                host_run(&mut got, flags, Some(&sc), Some(pw)).unwrap();
+                assert_eq!(got, want, "2^{log_n} flags {flags} mul {}", mul.is_some());
+            }
+        }
+    }
+    let mut v = vec![Fr::ONE; 4];
+    let short = vec![Fr::ONE; 3];
+    let pw = PwIn {
+        mul: None,
+        sub: &short[..],
+    };
+    assert!(matches!(
+        host_run(&mut v, 0, None, Some(pw)),
+        Err(NttError::LengthMismatch { .. })
+    ));
 }
 
 #[test]
@@ -272,11 +308,11 @@ fn wrong_transforms_are_caught() {
     d.fft_to_bitrev(&mut want).unwrap();
     for flags in [F_DIT, F_INVERSE] {
         let mut v = x.clone();
-        host_run(&mut v, flags, None).unwrap();
+        host_run(&mut v, flags, None, None).unwrap();
         assert_ne!(v, want, "flags {flags}");
     }
     let mut v = x.clone();
-    host_run(&mut v, 0, None).unwrap();
+    host_run(&mut v, 0, None, None).unwrap();
     assert_eq!(v, want);
 }
 

@@ -6,8 +6,8 @@ use cuzk_field::{Bitmap, Fr, Group};
 use cuzk_gpu::{Device, DeviceBuffer, Stream};
 
 use super::sys::{self, CheckedIndices, SyncOnDrop};
-use super::{bucket_slots, combine_windows, fixed_base_sys, window_for, GpuPoint};
 use super::Precomputed;
+use super::{bucket_slots, combine_windows, fixed_base_sys, window_for, GpuPoint};
 use crate::classify::classify;
 use crate::{MsmError, Projective};
 

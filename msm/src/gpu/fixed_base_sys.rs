@@ -50,7 +50,11 @@ fn check_shift(len: usize, n: usize, pre: Precomputed) -> Result<u32, MsmError> 
 
 /// Host twin of the shifted copies: fills `table[t·n ..]` (t ≥ 1) with
 /// `2^(pre.shift()·t)·table[..n]`.
-pub(crate) fn host_shift<C: GpuPoint>(table: &mut [C], n: usize, pre: Precomputed) -> Result<(), MsmError> {
+pub(crate) fn host_shift<C: GpuPoint>(
+    table: &mut [C],
+    n: usize,
+    pre: Precomputed,
+) -> Result<(), MsmError> {
     let n32 = check_shift(table.len(), n, pre)?;
     // SAFETY: `table` holds copies·n points (checked), the C side reads the
     // first n and writes the rest; synchronous, no pointer kept.

@@ -200,7 +200,13 @@ impl Precomputed {
     /// `windows(c)·n + BUCKET_COST·vw·2^(c−1)`, over the supported widths
     /// (for each width the fewest copies that reach its `vw`).
     pub fn for_points(n: usize, max_copies: u32) -> Self {
-        let mut best = (f64::INFINITY, Precomputed { window: window_for(n), copies: 1 });
+        let mut best = (
+            f64::INFINITY,
+            Precomputed {
+                window: window_for(n),
+                copies: 1,
+            },
+        );
         for c in WINDOWS {
             if !args_ok(n, c) {
                 continue;
@@ -288,7 +294,14 @@ pub mod host {
             });
         }
         let end = start + (pre.copies as usize - 1) * stride + scalars.len();
-        sys::host_run(&table[start..end], None, scalars, pre.window, pre.copies, stride)
+        sys::host_run(
+            &table[start..end],
+            None,
+            scalars,
+            pre.window,
+            pre.copies,
+            stride,
+        )
     }
 
     /// Σ `scalars[k]` · `bases[indices[k]]` (the tail shape).

@@ -74,7 +74,9 @@ fn table_need(n: usize, copies: u32, stride: usize, window: u32) -> Result<(usiz
     }
     let total = stride.checked_mul(copies as usize);
     match total {
-        Some(t) if n <= stride && t < (1 << 31) => Ok(((copies as usize - 1) * stride + n, stride as u32)),
+        Some(t) if n <= stride && t < (1 << 31) => {
+            Ok(((copies as usize - 1) * stride + n, stride as u32))
+        }
         _ => Err(MsmError::GpuShape { n, window }),
     }
 }
