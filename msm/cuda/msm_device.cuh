@@ -61,6 +61,8 @@ template <>
 struct occ2_candidate<bitmap_seg_op<fp_t>> : std::true_type {};
 template <>
 struct occ2_candidate<pair_bwd_op<fp_t>> : std::true_type {};
+template <>
+struct occ2_candidate<pair_bwd2_op<fp_t>> : std::true_type {};
 
 // Launch shape of the candidate kernels, from CUZK_MSM_OCC (read once per
 // process), for re-measuring on other GPUs: unset or "2" → two 256-thread
@@ -162,7 +164,9 @@ struct phase_log {
 struct device_exec {
     // The shape measure_exec sizes (msm_pipeline.cuh says why these).
     static constexpr uint64_t kInvDirect = kDeviceInvDirect;
+    static constexpr size_t kChainThreads = kDeviceChainThreads;
     uint64_t round_chunk() const { return device_round_chunk(); }
+    uint32_t bwd_chains() const { return device_bwd_chains(); }
     cudaStream_t s;
     phase_log *log = nullptr;  // CUZK_MSM_PROFILE only
     template <class T>

@@ -126,14 +126,16 @@ struct round_src {
 };
 
 // Threads (chains) for n pairs: chains of up to kInvRun, but never fewer
-// than kChainThreads threads while there are that many pairs (a late
-// round of 2^18 pairs in 16-long chains would run 64 blocks). Monotone in
-// n, so the first round's count sizes the buffers of all.
-constexpr size_t kChainThreads = 1u << 17;
+// than `least` threads while there are that many pairs (Exec::kChainThreads:
+// on the device 2^17, since a late round of 2^18 pairs in 16-long chains
+// would run 64 blocks; on the host 1, so CI's small rounds still run long,
+// uneven chains). Monotone in n, so the first round's count sizes the
+// buffers of all.
+constexpr size_t kDeviceChainThreads = 1u << 17;
 
-CUZK_HD inline size_t chain_threads(size_t n) {
+CUZK_HD inline size_t chain_threads(size_t n, size_t least) {
     const size_t by_run = (n + kInvRun - 1) / kInvRun;
-    const size_t t = by_run > kChainThreads ? by_run : kChainThreads;
+    const size_t t = by_run > least ? by_run : least;
     return t < n ? t : n;
 }
 
@@ -243,6 +245,73 @@ struct pair_bwd_op {
     }
 };
 
+// Backward with two chains per thread (u and u + T2, T2 = ceil(T/2)): the
+// loads of both pairs are issued before either's products, so one thread
+// has two independent dependency chains in flight where pair_bwd_op has
+// one; the chains differ in length by at most one (the longer is u's).
+template <class F>
+struct pair_bwd2_op {
+    pair_bwd_op<F> one;
+    size_t T2;
+    struct loaded {
+        affine_t<F> p1, p2;
+        F prev;  // pre[k − T] (1 at the chain's first pair, unused)
+        bool has_prev;
+    };
+    CUZK_HD loaded load(size_t k, size_t t) const {
+        loaded l;
+        l.p1 = one.src.get(2 * k);
+        l.p2 = one.src.get(2 * k + 1);
+        l.has_prev = k >= t + one.T;
+        l.prev = l.has_prev ? one.pre[k - one.T] : F::one();
+        return l;
+    }
+    CUZK_HD static affine_t<F> finish(const loaded &l, F &inv) {
+        const affine_t<F> &p1 = l.p1, &p2 = l.p2;
+        const pair_kind kind = rare(p1.x, p2.x) ? classify(p1, p2) : pair_kind::chord;
+        if (kind == pair_kind::first) return p1;
+        if (kind == pair_kind::second) return p2;
+        if (kind == pair_kind::none) return affine_t<F>::inf();
+        const bool tangent = kind == pair_kind::tangent;
+        const F ik = l.has_prev ? inv * l.prev : inv;
+        if (l.has_prev) inv = inv * (tangent ? p1.y.dbl() : p2.x - p1.x);
+        F num = p2.y - p1.y;
+        if (tangent) {
+            num = p1.x.sqr();
+            num = num + num.dbl();
+        }
+        const F lam = num * ik;
+        const F x3 = lam.sqr() - p1.x - p2.x;
+        return affine_t<F>{x3, lam * (p1.x - x3) - p1.y};
+    }
+    CUZK_HD void operator()(size_t u) const {
+        const size_t live = live_pairs(one.total, one.e0, one.shift, one.np);
+        const size_t T = one.T, ta = u, tb = u + T2;
+        if (ta >= live || ta >= T2) return;
+        const bool has_b = tb < T && tb < live;
+        F inva = one.tot_inv[ta], invb = has_b ? one.tot_inv[tb] : F::one();
+        size_t ka = ta + (live - 1 - ta) / T * T;
+        size_t kb = has_b ? tb + (live - 1 - tb) / T * T : 0;
+        if (!has_b || ka - ta > kb - tb) {  // a's extra top pair alone
+            one.out[ka] = finish(load(ka, ta), inva);
+            if (ka < ta + T) return;
+            ka -= T;
+            if (!has_b) {
+                for (;; ka -= T) {
+                    one.out[ka] = finish(load(ka, ta), inva);
+                    if (ka < ta + T) return;
+                }
+            }
+        }
+        for (;; ka -= T, kb -= T) {
+            const loaded la = load(ka, ta), lb = load(kb, tb);
+            one.out[ka] = finish(la, inva);
+            one.out[kb] = finish(lb, invb);
+            if (ka < ta + T) return;
+        }
+    }
+};
+
 // Simultaneous inversion of v[0..n) (all non-zero), in place.
 template <class F>
 struct inv_fwd_op {
@@ -308,7 +377,7 @@ void affine_rounds(Exec &ex, const affine_t<F> *bases, const uint32_t *idx, cons
                    const uint32_t *total, uint64_t E, uint32_t R, affine_t<F> *blocks) {
     const uint64_t chunk = E < ex.round_chunk() ? E : ex.round_chunk();
     const size_t np0 = (size_t)(chunk / 2);
-    const size_t T0 = chain_threads(np0);
+    const size_t T0 = chain_threads(np0, Exec::kChainThreads);
     auto ping = make_buf<affine_t<F>>(ex, R > 1 ? np0 : 1);
     auto pong = make_buf<affine_t<F>>(ex, R > 2 ? np0 / 2 : 1);
     auto pre = make_buf<F>(ex, np0);
@@ -318,14 +387,20 @@ void affine_rounds(Exec &ex, const affine_t<F> *bases, const uint32_t *idx, cons
         round_src<F> src{bases, sorted + e0, idx};
         for (uint32_t r = 0; r < R; r++) {
             const size_t np = (size_t)(len >> (r + 1));
-            const size_t T = chain_threads(np);
+            const size_t T = chain_threads(np, Exec::kChainThreads);
             affine_t<F> *out = r + 1 == R ? blocks + (e0 >> R) : (r % 2 == 0 ? ping->p : pong->p);
             ex.phase("rounds.fwd");
             ex.for_each(T, pair_fwd_op<F>{src, total, e0, r + 1, np, T, pre->p, tot->p});
             ex.phase("rounds.invert");
             batch_invert<F>(ex, tot->p, T);
             ex.phase("rounds.bwd");
-            ex.for_each(T, pair_bwd_op<F>{src, total, e0, r + 1, np, T, pre->p, tot->p, out});
+            const pair_bwd_op<F> bwd{src, total, e0, r + 1, np, T, pre->p, tot->p, out};
+            if (ex.bwd_chains() == 2) {
+                const size_t T2 = (T + 1) / 2;
+                ex.for_each(T2, pair_bwd2_op<F>{bwd, T2});
+            } else {
+                ex.for_each(T, bwd);
+            }
             src = round_src<F>{out, nullptr, nullptr};
         }
     }
