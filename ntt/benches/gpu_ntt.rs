@@ -8,7 +8,8 @@
 //!
 //! Floors (H200, DESIGN.md §6):
 //! - memory: every pass reads and writes all `n` elements (32 B each), the
-//!   bit reversal too, a pointwise product reads 2 and writes 1 vector;
+//!   bit reversal too; the H step's fused pointwise input (a·b − c) reads
+//!   2 more vectors;
 //!   bytes / 4.30e12 B/s (measured device-to-device copy, read + write);
 //! - multiply: Fr products (one per non-trivial butterfly, one or two per
 //!   fused twiddle, two per scaled element) / 3.33e10 products/s (the PTX Fr
@@ -164,11 +165,12 @@ fn main() {
         let ms = time_ms(&dev, &s, || {
             g.h_step_device(&s, &mut a, &mut b, &mut c).unwrap()
         });
-        // 3 × (scaled inverse DIF + DIT), 2 pointwise, scaled inverse DIF, bitrev.
+        // 3 × (scaled inverse DIF + DIT), scaled inverse DIF reading
+        // a·b − c (2 more vectors, one product), bitrev.
         let (b1, m1) = run_cost(log_n, true);
         let (b2, m2) = run_cost(log_n, false);
-        let bytes = 3.0 * (b1 + b2) + 2.0 * 3.0 * n * ELEM + b1 + 2.0 * n * ELEM;
-        let muls = 3.0 * (m1 + m2) + 2.0 * n + m1;
+        let bytes = 3.0 * (b1 + b2) + 2.0 * n * ELEM + b1 + 2.0 * n * ELEM;
+        let muls = 3.0 * (m1 + m2) + n + m1;
         rows.push(Row {
             what: format!("h_step 2^{log_n} (device inputs)"),
             ms,

@@ -30,7 +30,13 @@ int32_t cuzk_ntt_host_run(void *data, uint32_t log_n, uint32_t flags, const void
         Ctx c{d, t, s, m, u, flags, pl.pass[exec_index(pl, step, flags)]};
         uint32_t threads = block_threads(c.ps);
         for (size_t b = 0; b < grid_blocks(c.ps); b++) {
-            for (uint32_t i = 0; i < threads; i++) pass_load(c, b, i, smem.data());
+            const bool pw = pointwise_in(c);
+            for (uint32_t i = 0; i < threads; i++) {
+                if (pw)
+                    pass_load<true>(c, b, i, smem.data());
+                else
+                    pass_load<false>(c, b, i, smem.data());
+            }
             for (uint32_t l = 0; l < c.ps.p;) {
                 uint32_t levels = step_levels(c, l);
                 for (uint32_t i = 0; i < threads; i++) pass_step(c, l, levels, i, smem.data());

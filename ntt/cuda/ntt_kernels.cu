@@ -12,12 +12,14 @@ namespace {
 
 // One block = 2^q sub-transforms of 2^p points in shared memory (≤ 32 KiB),
 // 2^(p+q−2) threads, one radix-4 group (two levels) each per step.
+// kPwIn: the pass that reads the pointwise input (its own instantiation).
+template <bool kPwIn>
 __global__ void __launch_bounds__(INNER / 4) pass_kernel(Ctx c) {
     extern __shared__ uint4 smem_raw[];
     fr_t *smem = reinterpret_cast<fr_t *>(smem_raw);
     size_t block = blockIdx.x;
     uint32_t tid = threadIdx.x;
-    pass_load(c, block, tid, smem);
+    pass_load<kPwIn>(c, block, tid, smem);
     __syncthreads();
     for (uint32_t l = 0; l < c.ps.p;) {
         uint32_t levels = step_levels(c, l);
@@ -75,7 +77,10 @@ cuzk_error cuzk_ntt_gpu_run(void *data, uint32_t log_n, uint32_t flags, const vo
         for (uint32_t step = 0; step < pl.count; step++) {
             Ctx c{d, t, k, m, u, flags, pl.pass[exec_index(pl, step, flags)]};
             size_t smem = size_t(block_elems(c.ps)) * sizeof(fr_t);
-            pass_kernel<<<(unsigned)grid_blocks(c.ps), block_threads(c.ps), smem, s>>>(c);
+            if (pointwise_in(c))
+                pass_kernel<true><<<(unsigned)grid_blocks(c.ps), block_threads(c.ps), smem, s>>>(c);
+            else
+                pass_kernel<false><<<(unsigned)grid_blocks(c.ps), block_threads(c.ps), smem, s>>>(c);
             cuzk_error e = after_launch();
             if (e.code != 0) return e;
         }
