@@ -524,7 +524,21 @@ fn precomputed_choice_follows_the_copies() {
             assert_eq!(windows(p.window).div_ceil(p.bucket_windows()), p.copies);
         }
     }
-    // 2^24 with a copy per window: one bucket window of a wider width
-    let p = Precomputed::for_points(1 << 24, 16);
-    assert!(p.window > 16 && p.bucket_windows() == 1, "{p:?}");
+    // The measured best on the H200 (2^k − 1 points): 20 bits with one
+    // bucket window at 2^24, 20 bits with as many copies as fit at 2^27
+    let n24 = (1 << 24) - 1;
+    assert_eq!(
+        Precomputed::for_points(n24, 16),
+        Precomputed::new(20, 13).unwrap()
+    );
+    let n27 = (1 << 27) - 1;
+    for max in [2u32, 4, 5] {
+        let p = Precomputed::for_points(n27, max);
+        assert_eq!(p.window, 20, "2^27 with {max} copies: {p:?}");
+        assert_eq!(
+            p.bucket_windows(),
+            13u32.div_ceil(max),
+            "2^27 with {max}: {p:?}"
+        );
+    }
 }

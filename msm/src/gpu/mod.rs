@@ -135,6 +135,16 @@ pub(crate) fn args_ok(n: usize, c: u32) -> bool {
 /// level scale with the bucket count too.
 const BUCKET_COST: f64 = 24.0;
 
+/// [`BUCKET_COST`] for [`Precomputed::for_points`], fitted to the H200
+/// sweeps of precomputed sets at the proof's shape (2026-12-03,
+/// docs/GPU.md §8): best c = 20 at 2^24 − 1 with 13 copies (202 ms;
+/// 18x15 224, 21x13 219) and at 2^27 − 1 with 5 (1497 ms; 21x5 1620), and
+/// 22 bits with 4 copies gave a 2177 ms H MSM in a proof where 20 bits
+/// with 4 take 1518. At 24 the model picked c = 22 there: with few bucket
+/// windows the one-block scan and the per-bucket work at 2^21 buckets per
+/// window cost more than the plain sweeps showed at ≤ 2^19.
+const PRE_BUCKET_COST: f64 = 48.0;
+
 /// The window width for `n` points: minimises
 /// `windows(c) · (n + BUCKET_COST · 2^(c−1))`, the additions of the
 /// accumulation plus the bucket work, over the supported widths.
@@ -195,27 +205,26 @@ impl Precomputed {
     }
 
     /// The width and copy count for `n` points with at most `max_copies`
-    /// copies: minimises the cost model of [`window_for`] with the bucket
-    /// term counted for `bucket_windows` windows only,
-    /// `windows(c)·n + BUCKET_COST·vw·2^(c−1)`, over the supported widths
-    /// (for each width the fewest copies that reach its `vw`).
+    /// copies (fewer than 2: the plain [`window_for`] width, one copy):
+    /// minimises `windows(c)·n + PRE_BUCKET_COST·vw·2^(c−1)` over the
+    /// supported widths, each with the fewest copies that reach its `vw`.
     pub fn for_points(n: usize, max_copies: u32) -> Self {
-        let mut best = (
-            f64::INFINITY,
-            Precomputed {
-                window: window_for(n),
-                copies: 1,
-            },
-        );
+        let plain = Precomputed {
+            window: window_for(n),
+            copies: 1,
+        };
+        if max_copies < 2 {
+            return plain;
+        }
+        let mut best = (f64::INFINITY, plain);
         for c in WINDOWS {
             if !args_ok(n, c) {
                 continue;
             }
             let w = windows(c);
-            let copies = max_copies.clamp(1, w);
-            let vw = w.div_ceil(copies);
+            let vw = w.div_ceil(max_copies.min(w));
             let copies = w.div_ceil(vw); // the fewest copies giving this vw
-            let cost = w as f64 * n as f64 + BUCKET_COST * vw as f64 * (1u64 << (c - 1)) as f64;
+            let cost = w as f64 * n as f64 + PRE_BUCKET_COST * vw as f64 * (1u64 << (c - 1)) as f64;
             if cost < best.0 {
                 best = (cost, Precomputed { window: c, copies });
             }
