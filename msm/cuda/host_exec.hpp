@@ -21,12 +21,6 @@ struct host_exec {
     static constexpr uint64_t kInvDirect = 64;
     static constexpr size_t kChainThreads = 1;
     uint64_t round_chunk() const { return 1ull << 12; }
-    // Both backward passes stay tested here: CUZK_MSM_BWD_CHAINS as on the
-    // device, but two chains per thread unless it says "1".
-    uint32_t bwd_chains() const {
-        const char *v = std::getenv("CUZK_MSM_BWD_CHAINS");
-        return v && v[0] == '1' && v[1] == 0 ? 1u : 2u;
-    }
     template <class T>
     T *alloc(size_t n) {
         void *p = std::malloc((n ? n : 1) * sizeof(T));

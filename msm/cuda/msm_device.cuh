@@ -61,8 +61,6 @@ template <>
 struct occ2_candidate<bitmap_seg_op<fp_t>> : std::true_type {};
 template <>
 struct occ2_candidate<pair_bwd_op<fp_t>> : std::true_type {};
-template <>
-struct occ2_candidate<pair_bwd2_op<fp_t>> : std::true_type {};
 
 // Launch shape of the candidate kernels, from CUZK_MSM_OCC (read once per
 // process), for re-measuring on other GPUs: unset or "2" → two 256-thread
@@ -166,7 +164,6 @@ struct device_exec {
     static constexpr uint64_t kInvDirect = kDeviceInvDirect;
     static constexpr size_t kChainThreads = kDeviceChainThreads;
     uint64_t round_chunk() const { return device_round_chunk(); }
-    uint32_t bwd_chains() const { return device_bwd_chains(); }
     cudaStream_t s;
     phase_log *log = nullptr;  // CUZK_MSM_PROFILE only
     template <class T>

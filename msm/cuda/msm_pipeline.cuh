@@ -557,16 +557,6 @@ inline uint64_t device_round_chunk() {
     }();
     return chunk;
 }
-// Chains per thread in the affine rounds' backward pass (msm_rounds.cuh):
-// 1 (pair_bwd_op) unless CUZK_MSM_BWD_CHAINS=2 (pair_bwd2_op, two chains
-// interleaved), read once per process, for A/B runs.
-inline uint32_t device_bwd_chains() {
-    static const uint32_t c = [] {
-        const char *v = std::getenv("CUZK_MSM_BWD_CHAINS");
-        return v && v[0] == '2' && v[1] == 0 ? 2u : 1u;
-    }();
-    return c;
-}
 // Direct inversion of up to this many elements, one thread each: one
 // inversion's latency whatever the count.
 constexpr uint64_t kDeviceInvDirect = 4096;
@@ -709,7 +699,6 @@ struct measure_exec {
     void scan(const uint32_t *, uint32_t *, uint32_t) {}
     void phase(const char *) {}
     uint64_t round_chunk() const { return device_round_chunk(); }
-    uint32_t bwd_chains() const { return device_bwd_chains(); }
 };
 
 // Peak bytes of executor memory a device msm_run of n points at window c

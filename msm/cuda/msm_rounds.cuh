@@ -207,6 +207,10 @@ struct pair_fwd_op {
 
 // Backward: with inv = 1/tot[t], walk the chain down; each pair's
 // 1/denominator is inv · pre[previous], then inv absorbs the denominator.
+// Two chains interleaved per thread (both pairs' loads before either's
+// products) measured 1.84× slower on the H200 (G1 2^24 − 1: this pass 243
+// against 132 ms; 2^27 − 1: 1534 against 827) under the 128-register
+// bound: one chain per thread it is.
 template <class F>
 struct pair_bwd_op {
     round_src<F> src;
@@ -241,73 +245,6 @@ struct pair_bwd_op {
                 out[k] = affine_t<F>{x3, l * (p1.x - x3) - p1.y};
             }
             if (k < t + T) break;
-        }
-    }
-};
-
-// Backward with two chains per thread (u and u + T2, T2 = ceil(T/2)): the
-// loads of both pairs are issued before either's products, so one thread
-// has two independent dependency chains in flight where pair_bwd_op has
-// one; the chains differ in length by at most one (the longer is u's).
-template <class F>
-struct pair_bwd2_op {
-    pair_bwd_op<F> one;
-    size_t T2;
-    struct loaded {
-        affine_t<F> p1, p2;
-        F prev;  // pre[k − T] (1 at the chain's first pair, unused)
-        bool has_prev;
-    };
-    CUZK_HD loaded load(size_t k, size_t t) const {
-        loaded l;
-        l.p1 = one.src.get(2 * k);
-        l.p2 = one.src.get(2 * k + 1);
-        l.has_prev = k >= t + one.T;
-        l.prev = l.has_prev ? one.pre[k - one.T] : F::one();
-        return l;
-    }
-    CUZK_HD static affine_t<F> finish(const loaded &l, F &inv) {
-        const affine_t<F> &p1 = l.p1, &p2 = l.p2;
-        const pair_kind kind = rare(p1.x, p2.x) ? classify(p1, p2) : pair_kind::chord;
-        if (kind == pair_kind::first) return p1;
-        if (kind == pair_kind::second) return p2;
-        if (kind == pair_kind::none) return affine_t<F>::inf();
-        const bool tangent = kind == pair_kind::tangent;
-        const F ik = l.has_prev ? inv * l.prev : inv;
-        if (l.has_prev) inv = inv * (tangent ? p1.y.dbl() : p2.x - p1.x);
-        F num = p2.y - p1.y;
-        if (tangent) {
-            num = p1.x.sqr();
-            num = num + num.dbl();
-        }
-        const F lam = num * ik;
-        const F x3 = lam.sqr() - p1.x - p2.x;
-        return affine_t<F>{x3, lam * (p1.x - x3) - p1.y};
-    }
-    CUZK_HD void operator()(size_t u) const {
-        const size_t live = live_pairs(one.total, one.e0, one.shift, one.np);
-        const size_t T = one.T, ta = u, tb = u + T2;
-        if (ta >= live || ta >= T2) return;
-        const bool has_b = tb < T && tb < live;
-        F inva = one.tot_inv[ta], invb = has_b ? one.tot_inv[tb] : F::one();
-        size_t ka = ta + (live - 1 - ta) / T * T;
-        size_t kb = has_b ? tb + (live - 1 - tb) / T * T : 0;
-        if (!has_b || ka - ta > kb - tb) {  // a's extra top pair alone
-            one.out[ka] = finish(load(ka, ta), inva);
-            if (ka < ta + T) return;
-            ka -= T;
-            if (!has_b) {
-                for (;; ka -= T) {
-                    one.out[ka] = finish(load(ka, ta), inva);
-                    if (ka < ta + T) return;
-                }
-            }
-        }
-        for (;; ka -= T, kb -= T) {
-            const loaded la = load(ka, ta), lb = load(kb, tb);
-            one.out[ka] = finish(la, inva);
-            one.out[kb] = finish(lb, invb);
-            if (ka < ta + T) return;
         }
     }
 };
@@ -394,13 +331,7 @@ void affine_rounds(Exec &ex, const affine_t<F> *bases, const uint32_t *idx, cons
             ex.phase("rounds.invert");
             batch_invert<F>(ex, tot->p, T);
             ex.phase("rounds.bwd");
-            const pair_bwd_op<F> bwd{src, total, e0, r + 1, np, T, pre->p, tot->p, out};
-            if (ex.bwd_chains() == 2) {
-                const size_t T2 = (T + 1) / 2;
-                ex.for_each(T2, pair_bwd2_op<F>{bwd, T2});
-            } else {
-                ex.for_each(T, bwd);
-            }
+            ex.for_each(T, pair_bwd_op<F>{src, total, e0, r + 1, np, T, pre->p, tot->p, out});
             src = round_src<F>{out, nullptr, nullptr};
         }
     }

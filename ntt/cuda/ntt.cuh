@@ -196,9 +196,9 @@ CUZK_HD CUZK_INLINE size_t logical(const Ctx &c, size_t pos, bool input) {
 // Thread `tid` of block `block` loads its elements into `smem`.
 // Element e of the block: sub-transform e mod 2^q, slot e >> q; consecutive
 // threads read consecutive i0 (adjacent addresses) wherever q > 0.
-// kPwIn = pointwise_in(c): a separate instantiation, because the pointwise
-// code in every pass cost all transforms 5.6 % on the H200 (2^27: 94.3
-// against 89.3 ms) for the one pass that needs it.
+// kPwIn = pointwise_in(c), a separate instantiation: with the pointwise
+// code in the one pass kernel every transform measured 5.6 % slower on the
+// H200 (2^27: 94.3 against 89.3 ms), for the one pass that needs it.
 template <bool kPwIn>
 CUZK_HD inline void pass_load(const Ctx &c, size_t block, uint32_t tid, fr_t *smem) {
     const Pass &ps = c.ps;

@@ -286,7 +286,7 @@ fn pointwise_input_is_fused_exactly() {
         }
     }
     let mut v = vec![Fr::ONE; 4];
-    let short = vec![Fr::ONE; 3];
+    let short = [Fr::ONE; 3];
     let pw = PwIn {
         mul: None,
         sub: &short[..],
