@@ -95,6 +95,14 @@ pub(crate) fn pw_flags(flags: u32, pw: bool) -> u32 {
     }
 }
 
+/// A pointwise input's operands must be as long as the data.
+pub(crate) fn check_pw_lens(len: usize, mul: Option<usize>, sub: usize) -> Result<(), NttError> {
+    match mul.into_iter().chain([sub]).find(|&l| l != len) {
+        Some(got) => Err(NttError::LengthMismatch { expected: len, got }),
+        None => Ok(()),
+    }
+}
+
 /// The host twin of one device transform (`flags` as in `cuzk_ntt.h`, with
 /// `F_PW_IN` set exactly when `pw` is given).
 pub(crate) fn host_run(
@@ -115,14 +123,7 @@ pub(crate) fn host_run(
     let (mp, up) = match pw {
         None => (std::ptr::null(), std::ptr::null()),
         Some(p) => {
-            for v in p.mul.into_iter().chain([p.sub]) {
-                if v.len() != data.len() {
-                    return Err(NttError::LengthMismatch {
-                        expected: data.len(),
-                        got: v.len(),
-                    });
-                }
-            }
+            check_pw_lens(data.len(), p.mul.map(<[Fr]>::len), p.sub.len())?;
             (
                 p.mul
                     .map_or(std::ptr::null(), |m| m.as_ptr().cast::<c_void>()),
@@ -240,14 +241,7 @@ pub(crate) mod device {
             return Err(NttError::Twin("device tables of the wrong length"));
         }
         if let Some(p) = pw {
-            for v in p.mul.into_iter().chain([p.sub]) {
-                if v.len() != data.len() {
-                    return Err(NttError::LengthMismatch {
-                        expected: data.len(),
-                        got: v.len(),
-                    });
-                }
-            }
+            check_pw_lens(data.len(), p.mul.map(DeviceBuffer::len), p.sub.len())?;
         }
         let sp = sc.map_or(std::ptr::null(), |s| s.as_ptr());
         let mp = pw
