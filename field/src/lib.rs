@@ -7,6 +7,8 @@
 //! What this crate adds on top of blstrs:
 //! - [`bitmap::Bitmap`]: the compact density bitmaps synthesis produces and
 //!   the MSMs consume (which variables appear in A and in B, which scalars are 1);
+//! - [`frvec::FrVec`]: a vector of `Fr` whose storage may belong to a pool
+//!   (the page-locked witness buffers a GPU reads by DMA), returned on drop;
 //! - [`batch`]: parallel batch inversion and random vectors;
 //! - [`repr`]: canonical and Montgomery byte/limb views of `Fr` and `Fp`; the
 //!   Montgomery limbs are the layout the GPU kernels use, so host buffers
@@ -19,6 +21,7 @@
 
 pub mod batch;
 pub mod bitmap;
+pub mod frvec;
 pub mod repr;
 
 pub use blstrs::{
@@ -30,3 +33,4 @@ pub use group::{prime::PrimeCurveAffine, Curve, Group};
 
 pub use batch::{batch_inverse, random_vec};
 pub use bitmap::Bitmap;
+pub use frvec::{FrAlloc, FrVec, VecHome};

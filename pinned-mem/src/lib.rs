@@ -13,6 +13,9 @@
 //! - [`PinnedPool`]: reusable buffers under a byte budget, with counters
 //!   ([`PoolStats`]: allocated, in use, hits, misses, peak, evictions);
 //!   buffers return to the pool when the [`PooledBuffer`] drops.
+//! - [`WitnessPool`]: page-locked `Fr` buffers, made and registered once,
+//!   that witness synthesis writes into (as pooled `cuzk_field::FrVec`s)
+//!   and the GPU reads by DMA; they come back when the vector drops.
 //! - [`Stager<T>`]: uploads ordinary memory to the device through a ring of
 //!   pinned chunks, the CPU filling one chunk (all cores) while the DMA of
 //!   the last runs: for data copied once, where pinning it would cost more
@@ -34,12 +37,14 @@ mod pool;
 mod raw;
 mod registered;
 mod stager;
+mod witness;
 
 pub use buffer::PinnedBuffer;
 pub use cuzk_gpu::DeviceCopy;
 pub use pool::{PinnedPool, PoolStats, PooledBuffer, GRANULE};
 pub use registered::{Registered, SharedRegistration};
 pub use stager::Stager;
+pub use witness::{WitnessPool, WitnessPoolStats};
 
 /// Errors of this crate.
 #[derive(Debug, thiserror::Error)]

@@ -4,7 +4,7 @@
 use bellpepper_core::{
     Circuit, ConstraintSystem, Index, LinearCombination, SynthesisError, Variable,
 };
-use cuzk_field::{repr::fr_to_mont, Bitmap, Field, Fr};
+use cuzk_field::{repr::fr_to_mont, Bitmap, Field, Fr, FrVec};
 use rayon::prelude::*;
 
 use crate::compiled::{CompiledError, Deferred};
@@ -102,8 +102,9 @@ pub struct ProvingAssignment {
     pub c: Vec<Fr>,
     /// Public inputs; entry 0 is ONE after [`synthesize`].
     pub input_assignment: Vec<Fr>,
-    /// Private (auxiliary) variables.
-    pub aux_assignment: Vec<Fr>,
+    /// Private (auxiliary) variables (possibly in pooled page-locked
+    /// memory: [`FrVec`]).
+    pub aux_assignment: FrVec,
     /// Bit per aux variable: used with a non-zero coefficient in some A.
     pub a_aux_density: Bitmap,
     /// Bit per input: used with a non-zero coefficient in some B.
@@ -130,7 +131,7 @@ impl ProvingAssignment {
             b: Vec::with_capacity(shape.num_constraints),
             c: Vec::with_capacity(shape.num_constraints),
             input_assignment: Vec::with_capacity(shape.num_inputs),
-            aux_assignment: Vec::with_capacity(shape.num_aux),
+            aux_assignment: FrVec::with_capacity(shape.num_aux),
             ..Self::default()
         }
     }

@@ -36,7 +36,7 @@ mod witness;
 use std::sync::Arc;
 
 use bellpepper_core::{Circuit, SynthesisError};
-use cuzk_field::{Bitmap, Fr};
+use cuzk_field::{Bitmap, Fr, FrAlloc};
 use rayon::prelude::*;
 
 use crate::{ProvingAssignment, Shape};
@@ -242,7 +242,17 @@ impl CompiledR1cs {
     /// Witness-only synthesis of `circuit` into vectors reserved for the
     /// recorded shape, checked against it.
     pub fn witness<C: Circuit<Fr>>(&self, circuit: C) -> Result<Witness, CompiledError> {
-        let w = synthesize_witness(circuit, Witness::with_capacity(self.key.shape))?;
+        self.witness_in(circuit, None)
+    }
+
+    /// [`Self::witness`] with the aux assignment written into a vector
+    /// from `alloc` when given.
+    pub fn witness_in<C: Circuit<Fr>>(
+        &self,
+        circuit: C,
+        alloc: Option<&dyn FrAlloc>,
+    ) -> Result<Witness, CompiledError> {
+        let w = synthesize_witness(circuit, Witness::with_capacity_in(self.key.shape, alloc))?;
         self.check_witness(&w)?;
         Ok(w)
     }
@@ -294,7 +304,17 @@ impl CompiledR1cs {
         self: &Arc<Self>,
         circuit: C,
     ) -> Result<ProvingAssignment, CompiledError> {
-        let w = self.witness(circuit)?;
+        self.synthesize_deferred_in(circuit, None)
+    }
+
+    /// [`Self::synthesize_deferred`] with the aux assignment in a vector
+    /// from `alloc` when given (the engine's page-locked witness buffers).
+    pub fn synthesize_deferred_in<C: Circuit<Fr>>(
+        self: &Arc<Self>,
+        circuit: C,
+        alloc: Option<&dyn FrAlloc>,
+    ) -> Result<ProvingAssignment, CompiledError> {
+        let w = self.witness_in(circuit, alloc)?;
         self.defer(w)
     }
 

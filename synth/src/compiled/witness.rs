@@ -6,7 +6,7 @@
 use bellpepper_core::{
     Circuit, ConstraintSystem, Index, LinearCombination, SynthesisError, Variable,
 };
-use cuzk_field::{Field, Fr};
+use cuzk_field::{Field, Fr, FrAlloc, FrVec};
 
 use super::hash::Trace;
 use crate::Shape;
@@ -17,8 +17,8 @@ use crate::Shape;
 pub struct Witness {
     /// Public inputs; entry 0 is ONE.
     pub input_assignment: Vec<Fr>,
-    /// Private (auxiliary) variables.
-    pub aux_assignment: Vec<Fr>,
+    /// Private (auxiliary) variables (possibly pooled: [`FrVec`]).
+    pub aux_assignment: FrVec,
     /// Constraints seen (input rows included).
     num_constraints: usize,
     /// Event trace hash (see `hash::Trace`).
@@ -29,9 +29,18 @@ impl Witness {
     /// Empty, with the vectors reserved for `shape` (pass the recorded
     /// shape, so a 2^27 witness is written without reallocating).
     pub fn with_capacity(shape: Shape) -> Self {
+        Self::with_capacity_in(shape, None)
+    }
+
+    /// [`Witness::with_capacity`] with the aux assignment from `alloc`
+    /// when given (page-locked memory the GPU reads by DMA).
+    pub fn with_capacity_in(shape: Shape, alloc: Option<&dyn FrAlloc>) -> Self {
         Self {
             input_assignment: Vec::with_capacity(shape.num_inputs),
-            aux_assignment: Vec::with_capacity(shape.num_aux),
+            aux_assignment: match alloc {
+                Some(a) => a.alloc(shape.num_aux),
+                None => FrVec::with_capacity(shape.num_aux),
+            },
             ..Self::default()
         }
     }
