@@ -30,7 +30,7 @@ extern "C" {
         b: *const ::core::ffi::c_void,
         out: *mut ::core::ffi::c_void,
         n: usize,
-    ) -> i32;
+    ) -> cuzk_error;
 }
 extern "C" {
     pub fn cuzk_ft_curve_host(
@@ -42,10 +42,10 @@ extern "C" {
         lb: *const ::core::ffi::c_void,
         out: *mut ::core::ffi::c_void,
         n: usize,
-    ) -> i32;
+    ) -> cuzk_error;
 }
 extern "C" {
-    pub fn cuzk_ft_host_is_portable() -> i32;
+    pub fn cuzk_ft_host_is_portable(portable: *mut i32) -> cuzk_error;
 }
 extern "C" {
     pub fn cuzk_fk_field(

@@ -175,24 +175,13 @@ fn same_len(lens: &[usize]) -> Result<usize> {
     Ok(n)
 }
 
-fn host_status(code: i32) -> Result<()> {
-    if code == 0 {
-        Ok(())
-    } else {
-        Err(GpuError::from_code(
-            code,
-            "host twin rejected the arguments".into(),
-        ))
-    }
-}
-
 /// Runs `op` element-wise on the host twin of the CUDA templates.
 pub fn host_field<F: GpuField>(op: FieldOp, a: &[F], b: &[F]) -> Result<Vec<F>> {
     let n = same_len(&[a.len(), b.len()])?;
     let mut out = vec![<F as ff::Field>::ZERO; n];
     // SAFETY: a, b, out each hold n elements of the layout the C side
     // expects (DeviceCopy types mirroring blst); the call is synchronous.
-    let code = unsafe {
+    crate::check(unsafe {
         fs::cuzk_ft_field_host(
             F::ID,
             op.code(),
@@ -201,8 +190,7 @@ pub fn host_field<F: GpuField>(op: FieldOp, a: &[F], b: &[F]) -> Result<Vec<F>> 
             out.as_mut_ptr().cast(),
             n,
         )
-    };
-    host_status(code)?;
+    })?;
     Ok(out)
 }
 
@@ -226,7 +214,7 @@ pub fn host_curve<C: GpuCurve>(
         n
     ];
     // SAFETY: as in host_field; every array holds n elements.
-    let code = unsafe {
+    crate::check(unsafe {
         fs::cuzk_ft_curve_host(
             C::ID,
             op.code(),
@@ -237,15 +225,16 @@ pub fn host_curve<C: GpuCurve>(
             out.as_mut_ptr().cast(),
             n,
         )
-    };
-    host_status(code)?;
+    })?;
     Ok(out)
 }
 
 /// True: the host twin always takes the portable (non-PTX) multiplier.
-pub fn host_is_portable() -> bool {
-    // SAFETY: no arguments.
-    unsafe { fs::cuzk_ft_host_is_portable() != 0 }
+pub fn host_is_portable() -> Result<bool> {
+    let mut portable = 0;
+    // SAFETY: `portable` is a valid out-pointer for the synchronous call.
+    crate::check(unsafe { fs::cuzk_ft_host_is_portable(&mut portable) })?;
+    Ok(portable != 0)
 }
 
 /// Enqueues `op` on the device: `out[i] = op(a[i], b[i])`.

@@ -17,9 +17,11 @@
 //!   registration, used by cuzk-pinned-mem).
 //! - [`describe_devices`]: the text `cuzk info` prints.
 //! - [`fault`]: test-only fault injection (feature `fault-injection`).
-//! - [`field_test`]: differential-test and benchmark hooks for the
-//!   BLS12-381 CUDA headers in `field/cuda` (host C++ twin always; device
-//!   kernels with `cuda`).
+//! - [`tuning`]: the measurement settings read from the environment once
+//!   ([`tuning::Tuning::get`]), passed to the C++ side as arguments.
+//! - `field_test` (feature `field-test`): differential-test and benchmark
+//!   hooks for the BLS12-381 CUDA headers in `field/cuda` (host C++ twin;
+//!   device kernels with `cuda` too).
 //!
 //! Features:
 //! - `cuda`: compile the shim and kernels with nvcc (found by
@@ -28,17 +30,22 @@
 //!   With it on a machine without a GPU or driver: [`GpuError::NoDevice`].
 //! - `fault-injection`: tests can make device allocations, copies and
 //!   kernel launches fail and MSM results wrong ([`fault`]).
+//! - `field-test`: builds `field_test` and the field/curve test kernels
+//!   (this crate's own tests and benches turn it on).
 
 mod device;
 mod error;
 pub mod fault;
+#[cfg(feature = "field-test")]
 pub mod field_sys;
+#[cfg(feature = "field-test")]
 pub mod field_test;
 pub mod host;
 mod memory;
 mod pool;
 mod stream;
 pub mod sys;
+pub mod tuning;
 
 pub use device::{
     built_with_cuda, describe_devices, device_count, try_device_count, versions, Device,
@@ -61,6 +68,17 @@ pub unsafe fn check_shim_error(e: sys::cuzk_error) -> Result<()> {
     // The other crates' shim functions are kernel entry points: an
     // injected launch failure (tests only, see `fault`) is raised here.
     fault::hit(fault::Fault::Launch)
+}
+
+/// Converts the `cuzk_error` that a host twin's entry point (the same C++
+/// pipeline run on the CPU, for tests) returned into a `Result`, freeing its
+/// message. Unlike [`check_shim_error`] it raises no injected launch fault:
+/// a host twin launches nothing.
+///
+/// # Safety
+/// As for [`check_shim_error`].
+pub unsafe fn check_twin_error(e: sys::cuzk_error) -> Result<()> {
+    check(e)
 }
 
 /// Turns a shim result into a `Result`, freeing the message.

@@ -222,6 +222,16 @@ impl<T: DeviceCopy> DeviceBuffer<T> {
         check(unsafe { sys::cuzk_memcpy_async(dst, src.cast(), bytes, stream.raw()) })
     }
 
+    /// Copies `src` into elements `offset .. offset + src.len()` on
+    /// `stream` and waits for the stream (so for the work enqueued before
+    /// the copy too).
+    pub fn upload_range(&mut self, stream: &Stream, offset: usize, src: &[T]) -> Result<()> {
+        // SAFETY: `src` is valid for reads of src.len() elements, and we
+        // wait for the stream before returning, so it outlives the copy.
+        unsafe { self.upload_range_async(stream, offset, src.as_ptr(), src.len())? };
+        stream.synchronize()
+    }
+
     /// Fills elements `offset .. offset + len` byte-wise with `byte`,
     /// enqueued on `stream` (zero padding after a partial upload).
     pub fn memset_range(

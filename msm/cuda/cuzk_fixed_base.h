@@ -8,15 +8,15 @@
  * (Montgomery limbs; infinity = all zero), scalars blst_fr (Montgomery).
  * curve: 0 = G1, 1 = G2 (CUZK_MSM_G1 / CUZK_MSM_G2).
  *
+ * Every function returns a cuzk_error by value (cuzk_gpu.h).
  * Host twin (fixed_base_host.cpp, always built, plain C++): arrays in host
- * memory, synchronous, returns 0 or a CUZK_ERR_* code; it allocates its
- * own XYZZ scratch.
+ * memory, synchronous; it allocates its own XYZZ scratch.
  * Device (fixed_base_g1.cu / fixed_base_g2.cu / fixed_base_api.cu, `cuda`
  * feature): arrays in device memory, `scratch` holds n (run) or
  * W·2^(w−1) (table) XYZZ points, i.e. twice as many affine-sized slots;
  * asynchronous on `stream`; allocates nothing.
- * The Rust side declares these by hand (msm/src/gpu/fixed_base_sys.rs);
- * keep in sync.
+ * Rust binds this header through bindgen
+ * (msm/src/fixed_base_sys_bindings.rs, `cargo xtask bindgen`).
  */
 #ifndef CUZK_FIXED_BASE_H
 #define CUZK_FIXED_BASE_H
@@ -30,9 +30,9 @@
 extern "C" {
 #endif
 
-int32_t cuzk_fixed_base_host_table(int32_t curve, const void *rows, uint32_t w, void *table);
-int32_t cuzk_fixed_base_host_run(int32_t curve, const void *table, uint32_t w, const void *scalars, uint32_t n,
-                                 void *out);
+cuzk_error cuzk_fixed_base_host_table(int32_t curve, const void *rows, uint32_t w, void *table);
+cuzk_error cuzk_fixed_base_host_run(int32_t curve, const void *table, uint32_t w, const void *scalars, uint32_t n,
+                                    void *out);
 
 cuzk_error cuzk_fixed_base_dev_table(int32_t curve, const void *rows, uint32_t w, void *scratch, void *table,
                                      cuzk_stream stream);
@@ -43,7 +43,7 @@ cuzk_error cuzk_fixed_base_dev_run(int32_t curve, const void *table, uint32_t w,
  * table holds copies·n points, table[0..n) the bases on entry; fills
  * table[t·n + i] = 2^(shift·t)·table[i] for 0 < t < copies. The device
  * version uses `scratch` (chunk ≥ 1 XYZZ points) chunk points at a time. */
-int32_t cuzk_fixed_base_host_shift(int32_t curve, void *table, uint32_t n, uint32_t shift, uint32_t copies);
+cuzk_error cuzk_fixed_base_host_shift(int32_t curve, void *table, uint32_t n, uint32_t shift, uint32_t copies);
 cuzk_error cuzk_fixed_base_dev_shift(int32_t curve, void *table, uint32_t n, uint32_t shift, uint32_t copies,
                                      void *scratch, uint32_t chunk, cuzk_stream stream);
 

@@ -2,16 +2,19 @@
  * cuzk_msm.h: the C face of the MSM pipeline (msm_pipeline.cuh).
  *
  * Host twin (msm_host.cpp, always built, plain C++): cuzk_msm_host_*,
- * arrays in host memory, synchronous, returning 0 or CUZK_ERR_INVALID_ARG.
+ * arrays in host memory, synchronous.
  * Device (msm_g1.cu / msm_g2.cu, `cuda` feature): cuzk_msm_dev_*, arrays in
  * device memory, asynchronous on `stream` (temporaries come from
- * cudaMallocAsync on the same stream), returning cuzk_error by value.
+ * cudaMallocAsync on the same stream).
+ * Every function returns a cuzk_error by value (cuzk_gpu.h), results go
+ * through pointer arguments.
  *
  * Points are blst affine points (Montgomery limbs; infinity = all zero),
  * scalars are blst_fr (Montgomery form). curve: 0 = G1, 1 = G2. An XYZZ
  * point has the size of two affine points of its curve.
  * Window c must be 2..=24 and ceil(256/c)·n < 2^32.
- * The Rust side declares these by hand (msm/src/gpu/sys.rs); keep in sync.
+ * Rust binds this header through bindgen (msm/src/sys_bindings.rs,
+ * `cargo xtask bindgen`).
  */
 #ifndef CUZK_MSM_H
 #define CUZK_MSM_H
@@ -28,6 +31,26 @@ extern "C" {
 #define CUZK_MSM_G1 0
 #define CUZK_MSM_G2 1
 
+/* Launch shape of the G1 kernels that are register-bound (the level-0 mixed
+ * additions, the bitmap segments and the affine rounds' backward pass). */
+/* Two 256-thread blocks per SM (__launch_bounds__(256, 2)): the default,
+ * measured fastest on the H200. */
+#define CUZK_MSM_OCC_TWO_BLOCKS 0
+/* Unbounded registers, 256-thread blocks (one block per SM). */
+#define CUZK_MSM_OCC_ONE_BLOCK 1
+/* Unbounded registers, 128-thread blocks. */
+#define CUZK_MSM_OCC_BLOCK128 2
+
+/* Measurement settings of the device entry points (all zero: the defaults). */
+typedef struct cuzk_msm_tuning {
+    /* CUZK_MSM_OCC_*. */
+    int32_t occupancy;
+    /* Non-zero: each cuzk_msm_dev_run records an event at every phase of the
+     * pipeline and prints one line to stderr (device ms per phase, host time
+     * in cudaMallocAsync, wall time); it waits for the MSM to do so. */
+    int32_t profile;
+} cuzk_msm_tuning;
+
 /* out[0..V) = the window sums of Σ_{i<n} scalars[i]·bases[idx ? idx[i] : i]:
  * V = ceil(ceil(256/c) / copies) XYZZ points (X, Y, ZZ, ZZZ; Montgomery
  * limbs; ZZ = 0 is infinity) with Σ_s 2^(c·s)·out[s] = the MSM. The caller
@@ -36,23 +59,25 @@ extern "C" {
  * shifted table (cuzk_fixed_base_*_shift with shift = c·V) whose copy t
  * starts `stride` points after copy t − 1; idx must be null, n ≤ stride,
  * copies ≤ ceil(256/c) and copies·stride < 2^31. */
-int32_t cuzk_msm_host_run(int32_t curve, const void *bases, const uint32_t *idx, const void *scalars, uint32_t n,
-                          uint32_t c, uint32_t copies, uint32_t stride, void *out);
+cuzk_error cuzk_msm_host_run(int32_t curve, const void *bases, const uint32_t *idx, const void *scalars, uint32_t n,
+                             uint32_t c, uint32_t copies, uint32_t stride, void *out);
 /* out[0] = Σ bases[j] over set bits j < nbits of words (bit j = bit j%64 of word j/64). */
-int32_t cuzk_msm_host_bitmap_sum(int32_t curve, const void *bases, const uint64_t *words, uint32_t nbits, void *out);
-/* Peak device memory cuzk_msm_dev_run allocates for n points at window c
- * (its temporaries; computed on the host by running the same driver with an
- * executor that only counts); 0 for invalid arguments. */
-uint64_t cuzk_msm_dev_scratch_bytes(int32_t curve, uint32_t n, uint32_t c, uint32_t copies);
+cuzk_error cuzk_msm_host_bitmap_sum(int32_t curve, const void *bases, const uint64_t *words, uint32_t nbits,
+                                    void *out);
+/* *bytes = the peak device memory cuzk_msm_dev_run allocates for n points at
+ * window c against `copies` copies (its temporaries; computed on the host
+ * by running the same driver with an executor that only counts). */
+cuzk_error cuzk_msm_dev_scratch_bytes(int32_t curve, uint32_t n, uint32_t c, uint32_t copies, uint64_t *bytes);
 /* digits[j·n + i]: signed digit j of scalar i as |d| | sign<<31 (W = ceil(256/c) windows). */
-int32_t cuzk_msm_host_digits(const void *scalars, uint32_t n, uint32_t c, uint32_t *digits);
+cuzk_error cuzk_msm_host_digits(const void *scalars, uint32_t n, uint32_t c, uint32_t *digits);
 /* The counting sort: off[0..=B] bucket offsets (B = W·2^(c−1)), sorted[0..off[B]] entries point | sign<<31. */
-int32_t cuzk_msm_host_sort(const void *scalars, uint32_t n, uint32_t c, uint32_t *off, uint32_t *sorted);
+cuzk_error cuzk_msm_host_sort(const void *scalars, uint32_t n, uint32_t c, uint32_t *off, uint32_t *sorted);
 
 cuzk_error cuzk_msm_dev_run(int32_t curve, const void *bases, const uint32_t *idx, const void *scalars, uint32_t n,
-                            uint32_t c, uint32_t copies, uint32_t stride, void *out, cuzk_stream stream);
+                            uint32_t c, uint32_t copies, uint32_t stride, void *out, cuzk_msm_tuning tuning,
+                            cuzk_stream stream);
 cuzk_error cuzk_msm_dev_bitmap_sum(int32_t curve, const void *bases, const uint64_t *words, uint32_t nbits, void *out,
-                                   cuzk_stream stream);
+                                   cuzk_msm_tuning tuning, cuzk_stream stream);
 
 #ifdef __cplusplus
 }

@@ -39,36 +39,43 @@ void host_shift(void *table, uint32_t n, uint32_t shift, uint32_t copies) {
 
 extern "C" {
 
-int32_t cuzk_fixed_base_host_shift(int32_t curve, void *table, uint32_t n, uint32_t shift, uint32_t copies) {
-    if ((curve != CUZK_MSM_G1 && curve != CUZK_MSM_G2) || copies == 0 || (n && !table)) return CUZK_ERR_INVALID_ARG;
-    return msm::run_guarded([&] {
+cuzk_error cuzk_fixed_base_host_shift(int32_t curve, void *table, uint32_t n, uint32_t shift, uint32_t copies) {
+    if (curve != CUZK_MSM_G1 && curve != CUZK_MSM_G2) return invalid("unknown curve");
+    if (copies == 0) return invalid("copies must be ≥ 1");
+    if (n && !table) return invalid("null pointer");
+    return guard([&] {
         if (curve == CUZK_MSM_G1)
             host_shift<fp_t>(table, n, shift, copies);
         else
             host_shift<fp2_t>(table, n, shift, copies);
+        return ok();
     });
 }
 
-int32_t cuzk_fixed_base_host_table(int32_t curve, const void *rows, uint32_t w, void *table) {
-    if ((curve != CUZK_MSM_G1 && curve != CUZK_MSM_G2) || !fb_args_ok(w) || !rows || !table)
-        return CUZK_ERR_INVALID_ARG;
-    return msm::run_guarded([&] {
+cuzk_error cuzk_fixed_base_host_table(int32_t curve, const void *rows, uint32_t w, void *table) {
+    if (curve != CUZK_MSM_G1 && curve != CUZK_MSM_G2) return invalid("unknown curve");
+    if (!fb_args_ok(w)) return invalid("fixed-base window must be 2..=16");
+    if (!rows || !table) return invalid("null pointer");
+    return guard([&] {
         if (curve == CUZK_MSM_G1)
             host_table<fp_t>(rows, w, table);
         else
             host_table<fp2_t>(rows, w, table);
+        return ok();
     });
 }
 
-int32_t cuzk_fixed_base_host_run(int32_t curve, const void *table, uint32_t w, const void *scalars, uint32_t n,
-                                 void *out) {
-    if ((curve != CUZK_MSM_G1 && curve != CUZK_MSM_G2) || !fb_args_ok(w)) return CUZK_ERR_INVALID_ARG;
-    if (n && (!table || !scalars || !out)) return CUZK_ERR_INVALID_ARG;
-    return msm::run_guarded([&] {
+cuzk_error cuzk_fixed_base_host_run(int32_t curve, const void *table, uint32_t w, const void *scalars, uint32_t n,
+                                    void *out) {
+    if (curve != CUZK_MSM_G1 && curve != CUZK_MSM_G2) return invalid("unknown curve");
+    if (!fb_args_ok(w)) return invalid("fixed-base window must be 2..=16");
+    if (n && (!table || !scalars || !out)) return invalid("null pointer");
+    return guard([&] {
         if (curve == CUZK_MSM_G1)
             host_run<fp_t>(table, w, scalars, n, out);
         else
             host_run<fp2_t>(table, w, scalars, n, out);
+        return ok();
     });
 }
 

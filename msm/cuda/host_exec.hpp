@@ -1,13 +1,14 @@
 // host_exec.hpp: the host executor of msm_pipeline.cuh's drivers (one plain
-// loop per step; the device executor is in msm_device.cuh) and the guard
-// that turns C++ exceptions into error codes at the C ABI. Shared by the
-// host twins msm_host.cpp and fixed_base_host.cpp. Host C++ only.
+// loop per step; the device executor is in msm_device.cuh). Shared by the
+// host twins msm_host.cpp and fixed_base_host.cpp, whose entry points keep
+// exceptions inside through cuzk::guard (cuzk_guard.hpp). Host C++ only.
 #pragma once
 
 #include <cstdlib>
 #include <cstring>
 #include <new>
 
+#include "cuzk_guard.hpp"
 #include "cuzk_msm.h"
 #include "msm_pipeline.cuh"
 
@@ -39,7 +40,7 @@ struct host_exec {
     void for_each(size_t n, const Op &op) {
         for (size_t i = 0; i < n; i++) op(i);
     }
-    // The device executor's profile marks (CUZK_MSM_PROFILE); none here.
+    // The device executor's profile marks (cuzk_msm_tuning.profile); none here.
     void phase(const char *) {}
     // The device's one-block scan, its threads run one after another.
     void scan(const uint32_t *cnt, uint32_t *off, uint32_t B) {
@@ -49,20 +50,6 @@ struct host_exec {
         for (uint32_t t = 0; t < kScanThreads; t++) scan_phase3(cnt, off, B, t, tot[t]);
     }
 };
-
-// Runs body, mapping an allocation failure and any other exception to an
-// error code: no exception crosses the C ABI.
-template <class Body>
-int32_t run_guarded(Body &&body) {
-    try {
-        body();
-        return 0;
-    } catch (const std::bad_alloc &) {
-        return CUZK_ERR_HOST_ALLOC;
-    } catch (...) {
-        return CUZK_ERR_EXCEPTION;
-    }
-}
 
 }  // namespace msm
 }  // namespace cuzk

@@ -4,25 +4,37 @@
 using namespace cuzk;
 using namespace cuzk::msm;
 
+namespace {
+
+bool occupancy_ok(const cuzk_msm_tuning &t) {
+    return t.occupancy == CUZK_MSM_OCC_TWO_BLOCKS || t.occupancy == CUZK_MSM_OCC_ONE_BLOCK ||
+           t.occupancy == CUZK_MSM_OCC_BLOCK128;
+}
+
+}  // namespace
+
 extern "C" {
 
 cuzk_error cuzk_msm_dev_run(int32_t curve, const void *bases, const uint32_t *idx, const void *scalars, uint32_t n,
-                            uint32_t c, uint32_t copies, uint32_t stride, void *out, cuzk_stream stream) {
+                            uint32_t c, uint32_t copies, uint32_t stride, void *out, cuzk_msm_tuning tuning,
+                            cuzk_stream stream) {
     if (curve != CUZK_MSM_G1 && curve != CUZK_MSM_G2) return invalid("unknown curve");
+    if (!occupancy_ok(tuning)) return invalid("unknown occupancy mode");
     if (!msm_args_ok(n, c, copies, stride))
         return invalid("window must be 2..=24 and ceil(256/c)·n < 2^32 (copies: ≤ windows, n ≤ stride, < 2^31 points)");
     if (copies > 1 && idx) return invalid("shifted copies take no index array");
     if (!out || (n && (!bases || !scalars))) return invalid("null pointer");
-    return curve == CUZK_MSM_G1 ? g1_msm(bases, idx, scalars, n, c, copies, stride, out, stream)
-                                : g2_msm(bases, idx, scalars, n, c, copies, stride, out, stream);
+    return curve == CUZK_MSM_G1 ? g1_msm(bases, idx, scalars, n, c, copies, stride, out, tuning, stream)
+                                : g2_msm(bases, idx, scalars, n, c, copies, stride, out, tuning, stream);
 }
 
 cuzk_error cuzk_msm_dev_bitmap_sum(int32_t curve, const void *bases, const uint64_t *words, uint32_t nbits, void *out,
-                                   cuzk_stream stream) {
+                                   cuzk_msm_tuning tuning, cuzk_stream stream) {
     if (curve != CUZK_MSM_G1 && curve != CUZK_MSM_G2) return invalid("unknown curve");
+    if (!occupancy_ok(tuning)) return invalid("unknown occupancy mode");
     if (!out || (nbits && (!bases || !words))) return invalid("null pointer");
-    return curve == CUZK_MSM_G1 ? g1_bitmap_sum(bases, words, nbits, out, stream)
-                                : g2_bitmap_sum(bases, words, nbits, out, stream);
+    return curve == CUZK_MSM_G1 ? g1_bitmap_sum(bases, words, nbits, out, tuning, stream)
+                                : g2_bitmap_sum(bases, words, nbits, out, tuning, stream);
 }
 
 }  // extern "C"

@@ -62,22 +62,18 @@ struct occ2_candidate<bitmap_seg_op<fp_t>> : std::true_type {};
 template <>
 struct occ2_candidate<pair_bwd_op<fp_t>> : std::true_type {};
 
-// Launch shape of the candidate kernels, from CUZK_MSM_OCC (read once per
-// process), for re-measuring on other GPUs: unset or "2" → two 256-thread
-// blocks per SM (for_each_kernel_occ2, the default), "1" → the unbounded
-// kernel in 256-thread blocks, "b128" → the unbounded kernel in 128-thread
-// blocks. Anything else is the default.
+// Launch shape of the candidate kernels (cuzk_msm_tuning.occupancy, for
+// re-measuring on other GPUs): two 256-thread blocks per SM
+// (for_each_kernel_occ2, the default), the unbounded kernel in 256-thread
+// blocks, or the unbounded kernel in 128-thread blocks.
 enum class occ_mode { one_block, two_blocks, block128 };
 
-inline occ_mode occupancy_mode() {
-    static const occ_mode m = [] {
-        const char *v = std::getenv("CUZK_MSM_OCC");
-        if (!v) return occ_mode::two_blocks;
-        if (std::strcmp(v, "1") == 0) return occ_mode::one_block;
-        if (std::strcmp(v, "b128") == 0) return occ_mode::block128;
-        return occ_mode::two_blocks;
-    }();
-    return m;
+inline occ_mode occupancy_mode(int32_t code) {
+    switch (code) {
+        case CUZK_MSM_OCC_ONE_BLOCK: return occ_mode::one_block;
+        case CUZK_MSM_OCC_BLOCK128: return occ_mode::block128;
+        default: return occ_mode::two_blocks;
+    }
 }
 
 // Exclusive scan of cnt[0..B) into off[0..B], off[B] = total, by one
@@ -99,19 +95,11 @@ inline void check(cudaError_t e) {
 }
 
 // Phase profile, for diagnosing an MSM inside a proof where no profiler
-// runs (nsys is not on the device machines): CUZK_MSM_PROFILE=1 (read once
-// per process) records a CUDA event at each phase boundary of msm_run and
-// prints one line per MSM to stderr — device ms per phase, the host's time
+// runs (nsys is not on the device machines): with cuzk_msm_tuning.profile
+// set, a CUDA event is recorded at each phase boundary of msm_run and one
+// line per MSM printed to stderr — device ms per phase, the host's time
 // inside cudaMallocAsync (a pool that must map fresh memory blocks there,
 // and the device may drain its queue meanwhile) and the call's wall time.
-inline bool profiling() {
-    static const bool on = [] {
-        const char *v = std::getenv("CUZK_MSM_PROFILE");
-        return v && v[0] == '1' && v[1] == 0;
-    }();
-    return on;
-}
-
 struct phase_log {
     std::vector<std::pair<const char *, cudaEvent_t>> marks;
     double alloc_ms = 0;
@@ -163,9 +151,10 @@ struct device_exec {
     // The shape measure_exec sizes (msm_pipeline.cuh says why these).
     static constexpr uint64_t kInvDirect = kDeviceInvDirect;
     static constexpr size_t kChainThreads = kDeviceChainThreads;
-    uint64_t round_chunk() const { return device_round_chunk(); }
+    uint64_t round_chunk() const { return kDeviceRoundChunk; }
     cudaStream_t s;
-    phase_log *log = nullptr;  // CUZK_MSM_PROFILE only
+    phase_log *log = nullptr;  // cuzk_msm_tuning.profile only
+    occ_mode occ = occ_mode::two_blocks;
     template <class T>
     T *alloc(size_t n) {
         void *p = nullptr;
@@ -193,7 +182,7 @@ struct device_exec {
         if (n == 0) return;
         size_t blocks = (n + kBlock - 1) / kBlock;
         if constexpr (occ2_candidate<Op>::value) {
-            const occ_mode m = occupancy_mode();
+            const occ_mode m = occ;
             if (m == occ_mode::two_blocks) {
                 for_each_kernel_occ2<<<(unsigned)blocks, kBlock, 0, s>>>(n, op);
                 check(cudaGetLastError());
@@ -250,14 +239,15 @@ cuzk_error run_device(Body &&body) {
 
 template <class F>
 cuzk_error dev_msm(const void *bases, const uint32_t *idx, const void *scalars, uint32_t n, uint32_t c,
-                   uint32_t copies, uint32_t stride, void *out, cuzk_stream stream) {
+                   uint32_t copies, uint32_t stride, void *out, cuzk_msm_tuning tuning, cuzk_stream stream) {
     return run_device([&] {
         keep_scratch(msm_scratch_peak<F>(n, c, copies));
         device_exec ex{static_cast<cudaStream_t>(stream)};
+        ex.occ = occupancy_mode(tuning.occupancy);
         phase_log log;
-        if (profiling()) ex.log = &log;
+        if (tuning.profile) ex.log = &log;
         msm_run<F>(ex, static_cast<const affine_t<F> *>(bases), idx, static_cast<const fr_t *>(scalars), n, c, copies,
-                   stride, static_cast<xyzz_t<F> *>(out), rounds_override());
+                   stride, static_cast<xyzz_t<F> *>(out));
         if (ex.log) {
             ex.phase("end");
             log.report(std::is_same<F, fp_t>::value ? "G1" : "G2", n, c);
@@ -266,9 +256,11 @@ cuzk_error dev_msm(const void *bases, const uint32_t *idx, const void *scalars, 
 }
 
 template <class F>
-cuzk_error dev_bitmap_sum(const void *bases, const uint64_t *words, uint32_t nbits, void *out, cuzk_stream stream) {
+cuzk_error dev_bitmap_sum(const void *bases, const uint64_t *words, uint32_t nbits, void *out, cuzk_msm_tuning tuning,
+                          cuzk_stream stream) {
     return run_device([&] {
         device_exec ex{static_cast<cudaStream_t>(stream)};
+        ex.occ = occupancy_mode(tuning.occupancy);
         bitmap_sum_run<F>(ex, static_cast<const affine_t<F> *>(bases), words, nbits, static_cast<affine_t<F> *>(out));
     });
 }
@@ -276,11 +268,11 @@ cuzk_error dev_bitmap_sum(const void *bases, const uint64_t *words, uint32_t nbi
 // Defined in msm_g1.cu / msm_g2.cu (one curve per file, so the two ptxas
 // runs go in parallel and G1 can be built with inlined multiplication).
 cuzk_error g1_msm(const void *, const uint32_t *, const void *, uint32_t, uint32_t, uint32_t, uint32_t, void *,
-                  cuzk_stream);
-cuzk_error g1_bitmap_sum(const void *, const uint64_t *, uint32_t, void *, cuzk_stream);
+                  cuzk_msm_tuning, cuzk_stream);
+cuzk_error g1_bitmap_sum(const void *, const uint64_t *, uint32_t, void *, cuzk_msm_tuning, cuzk_stream);
 cuzk_error g2_msm(const void *, const uint32_t *, const void *, uint32_t, uint32_t, uint32_t, uint32_t, void *,
-                  cuzk_stream);
-cuzk_error g2_bitmap_sum(const void *, const uint64_t *, uint32_t, void *, cuzk_stream);
+                  cuzk_msm_tuning, cuzk_stream);
+cuzk_error g2_bitmap_sum(const void *, const uint64_t *, uint32_t, void *, cuzk_msm_tuning, cuzk_stream);
 
 }  // namespace msm
 }  // namespace cuzk

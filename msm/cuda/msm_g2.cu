@@ -10,12 +10,13 @@ namespace cuzk {
 namespace msm {
 
 cuzk_error g2_msm(const void *bases, const uint32_t *idx, const void *scalars, uint32_t n, uint32_t c,
-                   uint32_t copies, uint32_t stride, void *out, cuzk_stream stream) {
-    return dev_msm<fp2_t>(bases, idx, scalars, n, c, copies, stride, out, stream);
+                   uint32_t copies, uint32_t stride, void *out, cuzk_msm_tuning tuning, cuzk_stream stream) {
+    return dev_msm<fp2_t>(bases, idx, scalars, n, c, copies, stride, out, tuning, stream);
 }
 
-cuzk_error g2_bitmap_sum(const void *bases, const uint64_t *words, uint32_t nbits, void *out, cuzk_stream stream) {
-    return dev_bitmap_sum<fp2_t>(bases, words, nbits, out, stream);
+cuzk_error g2_bitmap_sum(const void *bases, const uint64_t *words, uint32_t nbits, void *out, cuzk_msm_tuning tuning,
+                         cuzk_stream stream) {
+    return dev_bitmap_sum<fp2_t>(bases, words, nbits, out, tuning, stream);
 }
 
 }  // namespace msm

@@ -7,12 +7,14 @@ using namespace cuzk::msm;
 
 extern "C" {
 
-int32_t cuzk_msm_host_run(int32_t curve, const void *bases, const uint32_t *idx, const void *scalars, uint32_t n,
-                          uint32_t c, uint32_t copies, uint32_t stride, void *out) {
-    if ((curve != CUZK_MSM_G1 && curve != CUZK_MSM_G2) || !msm_args_ok(n, c, copies, stride) || !out)
-        return CUZK_ERR_INVALID_ARG;
-    if ((n && (!bases || !scalars)) || (copies > 1 && idx)) return CUZK_ERR_INVALID_ARG;
-    return run_guarded([&] {
+cuzk_error cuzk_msm_host_run(int32_t curve, const void *bases, const uint32_t *idx, const void *scalars, uint32_t n,
+                             uint32_t c, uint32_t copies, uint32_t stride, void *out) {
+    if (curve != CUZK_MSM_G1 && curve != CUZK_MSM_G2) return invalid("unknown curve");
+    if (!msm_args_ok(n, c, copies, stride))
+        return invalid("window must be 2..=24 and ceil(256/c)·n < 2^32 (copies: ≤ windows, n ≤ stride, < 2^31 points)");
+    if (copies > 1 && idx) return invalid("shifted copies take no index array");
+    if (!out || (n && (!bases || !scalars))) return invalid("null pointer");
+    return guard([&] {
         host_exec ex;
         const fr_t *s = static_cast<const fr_t *>(scalars);
         if (curve == CUZK_MSM_G1)
@@ -23,13 +25,15 @@ int32_t cuzk_msm_host_run(int32_t curve, const void *bases, const uint32_t *idx,
             // the code stays tested.
             msm_run<fp2_t>(ex, static_cast<const g2_affine_t *>(bases), idx, s, n, c, copies, stride,
                            static_cast<g2_xyzz_t *>(out), (int)auto_rounds(make_plan(n, c, copies, stride)));
+        return ok();
     });
 }
 
-int32_t cuzk_msm_host_bitmap_sum(int32_t curve, const void *bases, const uint64_t *words, uint32_t nbits, void *out) {
-    if ((curve != CUZK_MSM_G1 && curve != CUZK_MSM_G2) || !out) return CUZK_ERR_INVALID_ARG;
-    if (nbits && (!bases || !words)) return CUZK_ERR_INVALID_ARG;
-    return run_guarded([&] {
+cuzk_error cuzk_msm_host_bitmap_sum(int32_t curve, const void *bases, const uint64_t *words, uint32_t nbits,
+                                    void *out) {
+    if (curve != CUZK_MSM_G1 && curve != CUZK_MSM_G2) return invalid("unknown curve");
+    if (!out || (nbits && (!bases || !words))) return invalid("null pointer");
+    return guard([&] {
         host_exec ex;
         if (curve == CUZK_MSM_G1)
             bitmap_sum_run<fp_t>(ex, static_cast<const g1_affine_t *>(bases), words, nbits,
@@ -37,29 +41,35 @@ int32_t cuzk_msm_host_bitmap_sum(int32_t curve, const void *bases, const uint64_
         else
             bitmap_sum_run<fp2_t>(ex, static_cast<const g2_affine_t *>(bases), words, nbits,
                                   static_cast<g2_affine_t *>(out));
+        return ok();
     });
 }
 
-uint64_t cuzk_msm_dev_scratch_bytes(int32_t curve, uint32_t n, uint32_t c, uint32_t copies) {
-    if ((curve != CUZK_MSM_G1 && curve != CUZK_MSM_G2) || !msm_args_ok(n, c, copies, n)) return 0;
-    try {
-        return curve == CUZK_MSM_G1 ? msm_scratch_peak<fp_t>(n, c, copies) : msm_scratch_peak<fp2_t>(n, c, copies);
-    } catch (...) {
-        return UINT64_MAX;  // no exception crosses the C ABI; "too much" is the safe answer
-    }
+cuzk_error cuzk_msm_dev_scratch_bytes(int32_t curve, uint32_t n, uint32_t c, uint32_t copies, uint64_t *bytes) {
+    if (curve != CUZK_MSM_G1 && curve != CUZK_MSM_G2) return invalid("unknown curve");
+    if (!msm_args_ok(n, c, copies, n)) return invalid("window must be 2..=24, ceil(256/c)·n < 2^32, copies ≤ windows");
+    if (!bytes) return invalid("null pointer");
+    return guard([&] {
+        *bytes = curve == CUZK_MSM_G1 ? msm_scratch_peak<fp_t>(n, c, copies) : msm_scratch_peak<fp2_t>(n, c, copies);
+        return ok();
+    });
 }
 
-int32_t cuzk_msm_host_digits(const void *scalars, uint32_t n, uint32_t c, uint32_t *digits) {
-    if (!msm_args_ok(n, c) || (n && (!scalars || !digits))) return CUZK_ERR_INVALID_ARG;
-    const plan_t p = make_plan(n, c);
-    host_exec ex;
-    ex.for_each(n, digits_op{static_cast<const fr_t *>(scalars), digits, p});
-    return 0;
+cuzk_error cuzk_msm_host_digits(const void *scalars, uint32_t n, uint32_t c, uint32_t *digits) {
+    if (!msm_args_ok(n, c)) return invalid("window must be 2..=24 and ceil(256/c)·n < 2^32");
+    if (n && (!scalars || !digits)) return invalid("null pointer");
+    return guard([&] {
+        const plan_t p = make_plan(n, c);
+        host_exec ex;
+        ex.for_each(n, digits_op{static_cast<const fr_t *>(scalars), digits, p});
+        return ok();
+    });
 }
 
-int32_t cuzk_msm_host_sort(const void *scalars, uint32_t n, uint32_t c, uint32_t *off, uint32_t *sorted) {
-    if (!msm_args_ok(n, c) || !off || (n && (!scalars || !sorted))) return CUZK_ERR_INVALID_ARG;
-    return run_guarded([&] {
+cuzk_error cuzk_msm_host_sort(const void *scalars, uint32_t n, uint32_t c, uint32_t *off, uint32_t *sorted) {
+    if (!msm_args_ok(n, c)) return invalid("window must be 2..=24 and ceil(256/c)·n < 2^32");
+    if (!off || (n && (!scalars || !sorted))) return invalid("null pointer");
+    return guard([&] {
         const plan_t p = make_plan(n, c);
         const uint32_t B = p.windows * p.nb;
         const uint64_t entries = (uint64_t)p.windows * n;
@@ -72,6 +82,7 @@ int32_t cuzk_msm_host_sort(const void *scalars, uint32_t n, uint32_t c, uint32_t
         ex.scan(counts->p, off, B);
         ex.zero(counts->p, B);
         ex.for_each(entries, scatter_op{digits->p, off, counts->p, sorted, p});
+        return ok();
     });
 }
 

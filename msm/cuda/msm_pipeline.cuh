@@ -542,36 +542,15 @@ void reduce_buckets(Exec &ex, const plan_t &p, owned<xyzz_t<F>, Exec> &items, ow
 // The device executor's shape (msm_device.cuh), here so that measure_exec
 // (below) sizes exactly what a device run allocates.
 //
-// Affine rounds work in chunks of this many sorted entries: 2^25 by
-// default (≈ 3.2 GB of G1 scratch), because every chunk and round waits on
-// one direct inversion and its recursion levels (ncu on the H200: 99 of
-// them per G1 2^24 MSM at 2^24 entries per chunk, ≈ 1 ms each; with 2^25
-// the MSM went 292 → 255 ms, together with the inversion's arrays kept in
-// registers). CUZK_MSM_ROUND_CHUNK=k (read once per process) sets 2^k,
-// 20 ≤ k ≤ 28, for A/B runs.
-inline uint64_t device_round_chunk() {
-    static const uint64_t chunk = [] {
-        const char *v = std::getenv("CUZK_MSM_ROUND_CHUNK");
-        const long k = v ? std::strtol(v, nullptr, 10) : 0;
-        return k >= 20 && k <= 28 ? 1ull << k : 1ull << 25;
-    }();
-    return chunk;
-}
+// Affine rounds work in chunks of this many sorted entries: 2^25 (≈ 3.2 GB
+// of G1 scratch), because every chunk and round waits on one direct
+// inversion and its recursion levels (ncu on the H200: 99 of them per G1
+// 2^24 MSM at 2^24 entries per chunk, ≈ 1 ms each; with 2^25 the MSM went
+// 292 → 255 ms, together with the inversion's arrays kept in registers).
+constexpr uint64_t kDeviceRoundChunk = 1ull << 25;
 // Direct inversion of up to this many elements, one thread each: one
 // inversion's latency whatever the count.
 constexpr uint64_t kDeviceInvDirect = 4096;
-
-// Affine rounds per MSM, from CUZK_MSM_ROUNDS (read once per process), for
-// A/B measurement: unset → auto_rounds, "0" → none (XYZZ level 0 only),
-// "1".."6" → forced.
-inline int rounds_override() {
-    static const int r = [] {
-        const char *v = std::getenv("CUZK_MSM_ROUNDS");
-        if (!v || v[0] < '0' || v[0] > '9' || v[1] != 0) return -1;
-        return v[0] - '0';
-    }();
-    return r;
-}
 
 // Checks what msm_run requires: 2 ≤ c ≤ 24 and W·n < 2^32 (u32 offsets);
 // with copies > 1 also copies ≤ W, n ≤ stride and copies·stride < 2^31
@@ -698,18 +677,17 @@ struct measure_exec {
     void for_each(size_t, const Op &) {}
     void scan(const uint32_t *, uint32_t *, uint32_t) {}
     void phase(const char *) {}
-    uint64_t round_chunk() const { return device_round_chunk(); }
+    uint64_t round_chunk() const { return kDeviceRoundChunk; }
 };
 
 // Peak bytes of executor memory a device msm_run of n points at window c
-// allocates (with CUZK_MSM_ROUNDS / CUZK_MSM_ROUND_CHUNK as the device
-// reads them): what a caller must leave free beside the bases. At G1 2^27
+// allocates: what a caller must leave free beside the bases. At G1 2^27
 // (c = 20) about 22 GB: the sorted entries (E·4 bytes), the rounds' output
 // blocks (E/2^R points) and one chunk's scratch live together.
 template <class F>
 uint64_t msm_scratch_peak(uint32_t n, uint32_t c, uint32_t copies = 1) {
     measure_exec ex;
-    msm_run<F>(ex, nullptr, nullptr, nullptr, n, c, copies, n, nullptr, rounds_override());
+    msm_run<F>(ex, nullptr, nullptr, nullptr, n, c, copies, n, nullptr);
     return ex.peak;
 }
 

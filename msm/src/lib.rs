@@ -43,6 +43,7 @@ mod error;
 mod ffi;
 pub mod gpu;
 mod plan;
+mod sys;
 
 pub use classify::{classify, Classified};
 pub use cpu::{bitmap_sum, msm, msm_batch, msm_density, msm_gather};

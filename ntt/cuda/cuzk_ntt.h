@@ -5,7 +5,9 @@
  * Elements are BLS12-381 Fr in Montgomery form with blst's byte layout.
  * `tw` is the twiddle table (NTT_TW_LEN elements), `sc` a scale table
  * (NTT_SC_LEN elements, or NULL without a scale flag); see ntt.cuh.
- * The Rust side declares these by hand (ntt/src/ffi.rs): six functions.
+ * Every function returns a cuzk_error by value (cuzk_gpu.h).
+ * Rust binds this header through bindgen (ntt/src/sys_bindings.rs,
+ * `cargo xtask bindgen`).
  */
 #ifndef CUZK_NTT_H
 #define CUZK_NTT_H
@@ -38,11 +40,11 @@ cuzk_error cuzk_ntt_gpu_bitrev(void *data, uint32_t log_n, cuzk_stream stream);
 cuzk_error cuzk_ntt_gpu_pointwise(int32_t op, void *a, const void *b, const void *k, size_t n,
                                   cuzk_stream stream);
 
-/* Host twin: the same code on host memory. 0 on success, CUZK_ERR_INVALID_ARG else. */
-int32_t cuzk_ntt_host_run(void *data, uint32_t log_n, uint32_t flags, const void *tw, const void *sc,
-                          const void *mul, const void *sub);
-int32_t cuzk_ntt_host_bitrev(void *data, uint32_t log_n);
-int32_t cuzk_ntt_host_pointwise(int32_t op, void *a, const void *b, const void *k, size_t n);
+/* Host twin: the same code on host memory, synchronous. */
+cuzk_error cuzk_ntt_host_run(void *data, uint32_t log_n, uint32_t flags, const void *tw, const void *sc,
+                             const void *mul, const void *sub);
+cuzk_error cuzk_ntt_host_bitrev(void *data, uint32_t log_n);
+cuzk_error cuzk_ntt_host_pointwise(int32_t op, void *a, const void *b, const void *k, size_t n);
 
 #ifdef __cplusplus
 }

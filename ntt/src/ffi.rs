@@ -1,12 +1,12 @@
-//! The only unsafe code besides `cpu::blst_ops`: the six C functions of
-//! `cuda/cuzk_ntt.h`, declared by hand rather than through bindgen because
-//! the surface is six flat signatures of pointers and integers (a generated
-//! file plus an xtask check would be larger than the declarations), and
-//! wrapped here in safe functions that check lengths first.
+//! The only unsafe code besides `cpu::blst_ops`: safe wrappers over the
+//! generated bindings of `cuda/cuzk_ntt.h` (`crate::sys`) that check
+//! lengths before crossing.
 #![allow(unsafe_code)]
 
+use crate::sys;
 use crate::NttError;
 use cuzk_field::Fr;
+use cuzk_gpu::sys::cuzk_error;
 use std::ffi::c_void;
 
 /// Length of the twiddle table (see `cuda/ntt.cuh`).
@@ -14,32 +14,11 @@ pub(crate) const TW_LEN: usize = 2 * 1024 + 2 * (1 << 14) + (1 << 18);
 /// Length of a scale table.
 pub(crate) const SC_LEN: usize = 2 << 14;
 
-extern "C" {
-    fn cuzk_ntt_host_run(
-        data: *mut c_void,
-        log_n: u32,
-        flags: u32,
-        tw: *const c_void,
-        sc: *const c_void,
-        mul: *const c_void,
-        sub: *const c_void,
-    ) -> i32;
-    fn cuzk_ntt_host_bitrev(data: *mut c_void, log_n: u32) -> i32;
-    fn cuzk_ntt_host_pointwise(
-        op: i32,
-        a: *mut c_void,
-        b: *const c_void,
-        k: *const c_void,
-        n: usize,
-    ) -> i32;
-}
-
-fn host_status(code: i32, what: &'static str) -> Result<(), NttError> {
-    if code == 0 {
-        Ok(())
-    } else {
-        Err(NttError::Twin(what))
-    }
+/// The host twin's result: its entry points return a `cuzk_error` like the
+/// kernels; a failure becomes [`NttError::Twin`] with `what`.
+fn host_status(e: cuzk_error, what: &'static str) -> Result<(), NttError> {
+    // SAFETY: every caller passes the value a host twin entry point just returned.
+    unsafe { cuzk_gpu::check_twin_error(e) }.map_err(|_| NttError::Twin(what))
 }
 
 fn log2_exact(len: usize) -> Result<u32, NttError> {
@@ -136,7 +115,7 @@ pub(crate) fn host_run(
     // and sub (when given) data.len() each (checked); Fr is blst_fr, the
     // layout fr_t expects; the call reads and writes only those.
     let rc = unsafe {
-        cuzk_ntt_host_run(
+        sys::cuzk_ntt_host_run(
             data.as_mut_ptr().cast(),
             log_n,
             pw_flags(flags, pw.is_some()),
@@ -153,7 +132,7 @@ pub(crate) fn host_run(
 pub(crate) fn host_bitrev(data: &mut [Fr]) -> Result<(), NttError> {
     let log_n = log2_exact(data.len())?;
     // SAFETY: data holds exactly 2^log_n elements.
-    let rc = unsafe { cuzk_ntt_host_bitrev(data.as_mut_ptr().cast(), log_n) };
+    let rc = unsafe { sys::cuzk_ntt_host_bitrev(data.as_mut_ptr().cast(), log_n) };
     host_status(rc, "host twin rejected the permutation arguments")
 }
 
@@ -177,7 +156,7 @@ pub(crate) fn host_pointwise(
     let k = [k];
     // SAFETY: a and b (if any) hold a.len() elements; k one.
     let rc = unsafe {
-        cuzk_ntt_host_pointwise(op, a.as_mut_ptr().cast(), bp, k.as_ptr().cast(), a.len())
+        sys::cuzk_ntt_host_pointwise(op, a.as_mut_ptr().cast(), bp, k.as_ptr().cast(), a.len())
     };
     host_status(rc, "host twin rejected the pointwise arguments")
 }
@@ -186,30 +165,7 @@ pub(crate) fn host_pointwise(
 pub(crate) mod device {
     //! The device entry points, on raw device pointers.
     use super::*;
-    use cuzk_gpu::sys::{cuzk_error, cuzk_stream};
     use cuzk_gpu::{DeviceBuffer, Stream};
-
-    extern "C" {
-        fn cuzk_ntt_gpu_run(
-            data: *mut c_void,
-            log_n: u32,
-            flags: u32,
-            tw: *const c_void,
-            sc: *const c_void,
-            mul: *const c_void,
-            sub: *const c_void,
-            stream: cuzk_stream,
-        ) -> cuzk_error;
-        fn cuzk_ntt_gpu_bitrev(data: *mut c_void, log_n: u32, stream: cuzk_stream) -> cuzk_error;
-        fn cuzk_ntt_gpu_pointwise(
-            op: i32,
-            a: *mut c_void,
-            b: *const c_void,
-            k: *const c_void,
-            n: usize,
-            stream: cuzk_stream,
-        ) -> cuzk_error;
-    }
 
     /// Turns a shim result into a `Result` (the mapping of cuzk-gpu's
     /// `check`, which is crate-private there), freeing the message.
@@ -253,7 +209,7 @@ pub(crate) mod device {
         // sub, checked); the launch is ordered on `stream`, and the buffers
         // are freed only after cudaFree, which waits for pending work.
         check(unsafe {
-            cuzk_ntt_gpu_run(
+            sys::cuzk_ntt_gpu_run(
                 data.as_mut_ptr(),
                 log_n,
                 pw_flags(flags, pw.is_some()),
@@ -271,7 +227,7 @@ pub(crate) mod device {
         let log_n = log2_exact(data.len())?;
         bind(stream)?;
         // SAFETY: a live device buffer of exactly 2^log_n elements.
-        check(unsafe { cuzk_ntt_gpu_bitrev(data.as_mut_ptr(), log_n, stream.raw()) })
+        check(unsafe { sys::cuzk_ntt_gpu_bitrev(data.as_mut_ptr(), log_n, stream.raw()) })
     }
 
     /// Enqueues `a[i] = op(a[i], b[i], k)`.
@@ -296,7 +252,7 @@ pub(crate) mod device {
         // SAFETY: live device buffers of a.len() elements; `k` is a host
         // value the C side copies into the launch before returning.
         check(unsafe {
-            cuzk_ntt_gpu_pointwise(
+            sys::cuzk_ntt_gpu_pointwise(
                 op,
                 a.as_mut_ptr(),
                 bp,
@@ -320,33 +276,10 @@ pub(crate) mod device {
                 got: src.len(),
             });
         }
-        let elem = std::mem::size_of::<Fr>();
-        let head = std::mem::size_of_val(src);
-        let base = dst.as_mut_ptr().cast::<u8>();
-        if !src.is_empty() {
-            // SAFETY: dst holds ≥ src.len() elements; src is valid for the
-            // bytes copied, and we synchronise before returning.
-            check(unsafe {
-                cuzk_gpu::sys::cuzk_memcpy_async(
-                    base.cast(),
-                    src.as_ptr().cast(),
-                    head,
-                    stream.raw(),
-                )
-            })?;
-        }
-        let tail = dst.len() - src.len();
-        if tail > 0 {
-            // SAFETY: the tail [src.len(), dst.len()) lies inside dst.
-            check(unsafe {
-                cuzk_gpu::sys::cuzk_memset_async(
-                    base.add(head).cast(),
-                    0,
-                    tail * elem,
-                    stream.raw(),
-                )
-            })?;
-        }
-        stream.synchronize().map_err(NttError::Gpu)
+        // The fill is enqueued first so that the upload's wait covers both
+        // (the ranges are disjoint, so the order does not matter).
+        dst.memset_range(stream, src.len(), dst.len() - src.len(), 0)?;
+        dst.upload_range(stream, 0, src)?;
+        Ok(())
     }
 }

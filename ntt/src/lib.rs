@@ -29,7 +29,8 @@
 //! Features: `cuda` — compile the kernels with nvcc (cuzk-cuda-build) and
 //! add the [`gpu`](crate) module; without it nothing needs nvcc.
 // The only unsafe code is the FFI into blst's fused butterflies
-// (`cpu::blst_ops`) and into our C++/CUDA kernels (`ffi`), which opt back in.
+// (`cpu::blst_ops`) and into our C++/CUDA kernels (`ffi`, the safe wrappers
+// over the generated bindings in `sys`), which opt back in.
 #![deny(unsafe_code)]
 
 pub mod cpu;
@@ -38,6 +39,7 @@ mod ffi;
 #[cfg(feature = "cuda")]
 pub mod gpu;
 pub mod reference;
+mod sys;
 pub mod twin;
 
 #[doc(hidden)]

@@ -55,10 +55,10 @@ typedef struct cuzk_spmv_matrix {
 cuzk_error cuzk_spmv_gpu(const cuzk_spmv_matrix *m, const void *inputs, uint64_t n_inputs, const void *aux,
                          uint64_t n_aux, void *out, uint64_t out_len, cuzk_stream stream);
 
-/* Host twin: the same per-row code over host memory. 0 on success,
+/* Host twin: the same per-row code over host memory, synchronous;
  * CUZK_ERR_INVALID_ARG for bad sizes or null pointers. */
-int32_t cuzk_spmv_host(const cuzk_spmv_matrix *m, const void *inputs, uint64_t n_inputs, const void *aux,
-                       uint64_t n_aux, void *out, uint64_t out_len);
+cuzk_error cuzk_spmv_host(const cuzk_spmv_matrix *m, const void *inputs, uint64_t n_inputs, const void *aux,
+                          uint64_t n_aux, void *out, uint64_t out_len);
 
 #ifdef __cplusplus
 }

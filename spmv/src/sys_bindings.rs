@@ -83,5 +83,5 @@ extern "C" {
         n_aux: u64,
         out: *mut ::core::ffi::c_void,
         out_len: u64,
-    ) -> i32;
+    ) -> cuzk_error;
 }

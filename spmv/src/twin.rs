@@ -51,7 +51,7 @@ fn one(m: &SparseMatrix, inputs: &[Fr], aux: &[Fr], out_len: usize) -> Result<Ve
     // indices in range for its shape, row pointers monotone up to nnz) and
     // the caller checked `inputs`/`aux` against that shape; `out` holds
     // `out_len` elements. The call is synchronous and keeps no pointer.
-    let code = unsafe {
+    let e = unsafe {
         cuzk_spmv_host(
             &desc,
             inputs.as_ptr().cast(),
@@ -62,8 +62,7 @@ fn one(m: &SparseMatrix, inputs: &[Fr], aux: &[Fr], out_len: usize) -> Result<Ve
             out_len as u64,
         )
     };
-    if code != 0 {
-        return Err(SpmvError::Twin);
-    }
+    // SAFETY: `e` is the value the host twin's entry point just returned.
+    unsafe { cuzk_gpu::check_twin_error(e) }.map_err(|_| SpmvError::Twin)?;
     Ok(out)
 }

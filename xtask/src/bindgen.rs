@@ -49,6 +49,30 @@ const BINDINGS: &[Binding] = &[
         block: &["cuzk_error", "cuzk_stream"],
         includes: &["gpu/cuda/include"],
     },
+    Binding {
+        header: "ntt/cuda/cuzk_ntt.h",
+        output: "ntt/src/sys_bindings.rs",
+        allow: "cuzk_ntt_.*|CUZK_NTT_.*",
+        // defined in gpu/src/sys_bindings.rs; ntt's sys.rs imports them
+        block: &["cuzk_error", "cuzk_stream"],
+        includes: &["gpu/cuda/include"],
+    },
+    Binding {
+        header: "msm/cuda/cuzk_msm.h",
+        output: "msm/src/sys_bindings.rs",
+        allow: "cuzk_msm_.*|CUZK_MSM_.*",
+        // defined in gpu/src/sys_bindings.rs; msm's sys.rs imports them
+        block: &["cuzk_error", "cuzk_stream"],
+        includes: &["gpu/cuda/include"],
+    },
+    Binding {
+        header: "msm/cuda/cuzk_fixed_base.h",
+        output: "msm/src/fixed_base_sys_bindings.rs",
+        allow: "cuzk_fixed_base_.*|CUZK_FIXED_BASE_.*",
+        // defined in gpu/src/sys_bindings.rs; msm's sys.rs imports them
+        block: &["cuzk_error", "cuzk_stream"],
+        includes: &["gpu/cuda/include"],
+    },
 ];
 
 const PREAMBLE: &str =

@@ -62,12 +62,13 @@ extern "C" {
 #define CUZK_FT_P_NEG 3
 #define CUZK_FT_P_AFFINE 4
 
-/* Host twins. Return 0, or CUZK_ERR_INVALID_ARG for an unknown field/op. */
-int32_t cuzk_ft_field_host(int32_t field, int32_t op, const void *a, const void *b, void *out, size_t n);
-int32_t cuzk_ft_curve_host(int32_t curve, int32_t op, const void *a, const void *b, const void *la,
-                           const void *lb, void *out, size_t n);
-/* 1 when the host pass takes the portable multiplier (always, on the host). */
-int32_t cuzk_ft_host_is_portable(void);
+/* Host twins, synchronous on host memory. CUZK_ERR_INVALID_ARG for an
+ * unknown field/op or a null pointer. */
+cuzk_error cuzk_ft_field_host(int32_t field, int32_t op, const void *a, const void *b, void *out, size_t n);
+cuzk_error cuzk_ft_curve_host(int32_t curve, int32_t op, const void *a, const void *b, const void *la,
+                              const void *lb, void *out, size_t n);
+/* *portable = 1 when the host pass takes the portable multiplier (always, on the host). */
+cuzk_error cuzk_ft_host_is_portable(int32_t *portable);
 
 /* Device versions: all pointers are device memory. */
 cuzk_error cuzk_fk_field(int32_t field, int32_t op, const void *a, const void *b, void *out, size_t n,

@@ -5,9 +5,9 @@ use std::ops::Range;
 use cuzk_field::{Bitmap, Fr, Group};
 use cuzk_gpu::{Device, DeviceBuffer, Stream};
 
-use super::sys::{self, CheckedIndices, SyncOnDrop};
+use super::ffi::{self, CheckedIndices, SyncOnDrop};
 use super::Precomputed;
-use super::{bucket_slots, combine_windows, fixed_base_sys, window_for, GpuPoint};
+use super::{bucket_slots, combine_windows, fixed_base_ffi, window_for, GpuPoint};
 use crate::classify::classify;
 use crate::{MsmError, Projective};
 
@@ -83,11 +83,11 @@ impl<C: GpuPoint> GpuBases<C> {
         let mut table = DeviceBuffer::<C>::alloc(device, total)?;
         {
             let sync = SyncOnDrop(&streams);
-            sys::upload_prefix(&mut table, bases, &streams[0], &sync)?;
+            ffi::upload_prefix(&mut table, bases, &streams[0], &sync)?;
         }
         if pre.copies > 1 && n > 0 {
             let mut scratch = DeviceBuffer::<C>::alloc(device, 2 * n.min(SHIFT_CHUNK))?;
-            fixed_base_sys::dev_shift(&mut table, n, pre, &mut scratch, &streams[0])?;
+            fixed_base_ffi::dev_shift(&mut table, n, pre, &mut scratch, &streams[0])?;
             streams[0].synchronize()?;
         }
         let [stream] = streams;
@@ -205,7 +205,7 @@ impl<C: GpuPoint> GpuBases<C> {
             None => (window, 1),
         };
         let mut out = poisoned(&self.stream, bucket_slots(window, copies))?;
-        sys::dev_run(
+        ffi::dev_run(
             &self.bases,
             start,
             None,
@@ -251,7 +251,7 @@ impl<C: GpuPoint> GpuBases<C> {
         let d = DeviceBuffer::from_slice(&self.stream, scalars)?;
         let window = window_for(scalars.len());
         let mut out = poisoned(&self.stream, bucket_slots(window, 1))?;
-        sys::dev_run(
+        ffi::dev_run(
             self.first_copy(),
             start,
             Some(&idx),
@@ -271,7 +271,7 @@ impl<C: GpuPoint> GpuBases<C> {
         check_range(&(start..start.saturating_add(ones.len())), self.len())?;
         let words = DeviceBuffer::from_slice(&self.stream, ones.as_words())?;
         let mut out = poisoned(&self.stream, 1)?;
-        sys::dev_bitmap_sum(
+        ffi::dev_bitmap_sum(
             self.first_copy(),
             start,
             &words,
@@ -356,14 +356,14 @@ pub fn msm_streamed<C: GpuPoint>(
             let s = &streams[slot];
             // Same stream, same buffers: the copy waits for the MSM that
             // last used this slot (chunk k − 2).
-            sys::upload_prefix(&mut base_bufs[slot], &bases[start..start + len], s, &sync)?;
-            sys::upload_prefix(
+            ffi::upload_prefix(&mut base_bufs[slot], &bases[start..start + len], s, &sync)?;
+            ffi::upload_prefix(
                 &mut scalar_bufs[slot],
                 &scalars[start..start + len],
                 s,
                 &sync,
             )?;
-            sys::dev_run(
+            ffi::dev_run(
                 &base_bufs[slot],
                 0,
                 None,

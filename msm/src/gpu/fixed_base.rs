@@ -49,7 +49,7 @@ use std::ops::RangeInclusive;
 use cuzk_field::{Curve, Fr, Group};
 use cuzk_gpu::GpuError;
 
-use super::{fixed_base_sys as sys, GpuPoint};
+use super::{fixed_base_ffi as ffi, GpuPoint};
 use crate::MsmError;
 
 /// The window widths the fixed-base kernels support.
@@ -127,7 +127,7 @@ pub fn fixed_base_table<C: GpuPoint>(base: &C, w: u32) -> Result<Vec<C>, MsmErro
     check_window(w)?;
     let rows = row_bases(base, w);
     let mut table = vec![C::identity(); fixed_base_table_len(w)];
-    sys::host_table(&rows, w, &mut table)?;
+    ffi::host_table(&rows, w, &mut table)?;
     Ok(table)
 }
 
@@ -144,7 +144,7 @@ pub(crate) fn host_fixed_base_mul<C: GpuPoint>(
         .chunks(FIXED_BASE_CHUNK)
         .zip(out.chunks_mut(FIXED_BASE_CHUNK))
     {
-        sys::host_run(&table, w, s, o)?;
+        ffi::host_run(&table, w, s, o)?;
     }
     Ok(out)
 }
@@ -191,7 +191,7 @@ mod device {
             let len = fixed_base_table_len(window);
             let mut table = DeviceBuffer::alloc(device, len)?;
             let mut scratch = DeviceBuffer::<C>::alloc(device, 2 * len)?;
-            sys::dev_table(&rows, window, &mut scratch, &mut table, &stream)?;
+            ffi::dev_table(&rows, window, &mut scratch, &mut table, &stream)?;
             // rows and scratch are freed when dropped: wait for the kernels.
             stream.synchronize()?;
             Ok(Self {
@@ -244,7 +244,7 @@ mod device {
                     bufs = Buffers::new(&self.device, s.len())?;
                 }
                 bufs.scalars.upload(&self.stream, s)?;
-                sys::dev_run(
+                ffi::dev_run(
                     &self.table,
                     self.window,
                     &bufs.scalars,

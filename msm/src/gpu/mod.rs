@@ -30,11 +30,11 @@ use crate::{MsmCurve, MsmError, Projective};
 
 #[cfg(feature = "cuda")]
 mod device;
+#[allow(unsafe_code)]
+mod ffi;
 mod fixed_base;
 #[allow(unsafe_code)]
-mod fixed_base_sys;
-#[allow(unsafe_code)]
-mod sys;
+mod fixed_base_ffi;
 
 #[cfg(feature = "cuda")]
 pub use device::{msm_streamed, GpuBases};
@@ -58,7 +58,7 @@ pub trait GpuPoint: MsmCurve + DeviceCopy {
 }
 
 impl GpuPoint for G1Affine {
-    const GPU_CURVE: i32 = 0;
+    const GPU_CURVE: i32 = crate::sys::CUZK_MSM_G1 as i32;
 
     fn xyzz_to_curve(xy: &Self, zz: &Self) -> G1Projective {
         jacobian(xy.x(), xy.y(), zz.x(), zz.y()).map_or_else(G1Projective::identity, |(x, y, z)| {
@@ -68,7 +68,7 @@ impl GpuPoint for G1Affine {
 }
 
 impl GpuPoint for G2Affine {
-    const GPU_CURVE: i32 = 1;
+    const GPU_CURVE: i32 = crate::sys::CUZK_MSM_G2 as i32;
 
     fn xyzz_to_curve(xy: &Self, zz: &Self) -> G2Projective {
         jacobian(xy.x(), xy.y(), zz.x(), zz.y()).map_or_else(G2Projective::identity, |(x, y, z)| {
@@ -236,14 +236,13 @@ impl Precomputed {
 /// Peak device memory one GPU MSM of `n` points (at [`window_for`]`(n)`)
 /// allocates for its temporaries, besides the bases and scalars: what a
 /// caller must leave free. Computed by running the pipeline's own driver
-/// with an executor that only counts, so it is what the device allocates
-/// (with `CUZK_MSM_ROUNDS` / `CUZK_MSM_ROUND_CHUNK` as the device reads
-/// them). G1 at 2^27: ≈ 22 GB.
+/// with an executor that only counts, so it is what the device allocates.
+/// G1 at 2^27: ≈ 22 GB.
 pub fn scratch_bytes<C: GpuPoint>(n: usize) -> u64 {
     if n == 0 {
         return 0;
     }
-    sys::dev_scratch_bytes::<C>(n, window_for(n), 1)
+    ffi::dev_scratch_bytes::<C>(n, window_for(n), 1)
 }
 
 /// [`scratch_bytes`] for an MSM of `n` points against precomputed bases.
@@ -251,7 +250,7 @@ pub fn scratch_bytes_precomputed<C: GpuPoint>(n: usize, pre: Precomputed) -> u64
     if n == 0 {
         return 0;
     }
-    sys::dev_scratch_bytes::<C>(n, pre.window, pre.copies)
+    ffi::dev_scratch_bytes::<C>(n, pre.window, pre.copies)
 }
 
 /// The host C++ twin of the GPU pipeline (same driver, loops instead of
@@ -268,7 +267,7 @@ pub mod host {
         window: Option<u32>,
     ) -> Result<Projective<C>, MsmError> {
         let c = window.unwrap_or_else(|| window_for(scalars.len()));
-        sys::host_run(bases, None, scalars, c, 1, 0)
+        ffi::host_run(bases, None, scalars, c, 1, 0)
     }
 
     /// The shifted table of `bases` for `pre` (copy `t` at `t·bases.len()`:
@@ -281,7 +280,7 @@ pub mod host {
             .map_err(|_| MsmError::TooManyPoints(bases.len()))?;
         table.extend_from_slice(bases);
         table.resize(bases.len() * pre.copies as usize, C::identity());
-        super::fixed_base_sys::host_shift(&mut table, bases.len(), pre)?;
+        super::fixed_base_ffi::host_shift(&mut table, bases.len(), pre)?;
         Ok(table)
     }
 
@@ -303,7 +302,7 @@ pub mod host {
             });
         }
         let end = start + (pre.copies as usize - 1) * stride + scalars.len();
-        sys::host_run(
+        ffi::host_run(
             &table[start..end],
             None,
             scalars,
@@ -321,25 +320,25 @@ pub mod host {
         window: Option<u32>,
     ) -> Result<Projective<C>, MsmError> {
         let c = window.unwrap_or_else(|| window_for(scalars.len()));
-        sys::host_run(bases, Some(indices), scalars, c, 1, 0)
+        ffi::host_run(bases, Some(indices), scalars, c, 1, 0)
     }
 
     /// Σ `bases[j]` over the set bits `j` of `ones`.
     pub fn bitmap_sum<C: GpuPoint>(bases: &[C], ones: &Bitmap) -> Result<Projective<C>, MsmError> {
-        Ok(sys::host_bitmap_sum(bases, ones.as_words(), ones.len())?.to_curve())
+        Ok(ffi::host_bitmap_sum(bases, ones.as_words(), ones.len())?.to_curve())
     }
 
     /// The signed digits of every scalar, window-major: entry `j·n + i` is
     /// digit `j` of scalar `i` as `|d| | sign << 31` (0: no bucket).
     pub fn digits(scalars: &[Fr], window: u32) -> Result<Vec<u32>, MsmError> {
-        sys::host_digits(scalars, window)
+        ffi::host_digits(scalars, window)
     }
 
     /// The per-window counting sort: bucket offsets (`windows · 2^(c−1) + 1`
     /// of them; bucket `j·2^(c−1) + m − 1` holds digit magnitude `m` of
     /// window `j`) and the sorted entries `point | sign << 31`.
     pub fn sort(scalars: &[Fr], window: u32) -> Result<(Vec<u32>, Vec<u32>), MsmError> {
-        sys::host_sort(scalars, window)
+        ffi::host_sort(scalars, window)
     }
 
     /// `scalars[i]·base` for all i, affine, through the host build of the

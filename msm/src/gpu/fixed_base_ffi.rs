@@ -1,41 +1,17 @@
-//! The fixed-base kernels' only `unsafe` code: a hand-written `extern "C"`
-//! block for `cuda/cuzk_fixed_base.h` (six functions; keep in sync by
-//! hand) and safe wrappers that check every length before crossing.
-//! Layout facts as in `sys.rs`: blstrs' affine points equal
+//! The fixed-base kernels' only `unsafe` code: safe wrappers over the
+//! generated bindings of `cuda/cuzk_fixed_base.h` (`crate::sys`) that check
+//! every length before crossing.
+//! Layout facts as in `ffi.rs`: blstrs' affine points equal
 //! `affine_t<fp_t>` / `affine_t<fp2_t>`, `Fr` equals `fr_t`, Montgomery.
 
-use std::ffi::c_void;
-
 use cuzk_field::Fr;
+use cuzk_gpu::sys::cuzk_error;
 use cuzk_gpu::GpuError;
 
 use super::fixed_base::{check_window, fixed_base_table_len, fixed_base_windows};
 use super::{GpuPoint, Precomputed};
+use crate::sys;
 use crate::MsmError;
-
-extern "C" {
-    fn cuzk_fixed_base_host_table(
-        curve: i32,
-        rows: *const c_void,
-        w: u32,
-        table: *mut c_void,
-    ) -> i32;
-    fn cuzk_fixed_base_host_run(
-        curve: i32,
-        table: *const c_void,
-        w: u32,
-        scalars: *const c_void,
-        n: u32,
-        out: *mut c_void,
-    ) -> i32;
-    fn cuzk_fixed_base_host_shift(
-        curve: i32,
-        table: *mut c_void,
-        n: u32,
-        shift: u32,
-        copies: u32,
-    ) -> i32;
-}
 
 /// Checks a shifted table of `len` points for `n` bases and `pre`.
 fn check_shift(len: usize, n: usize, pre: Precomputed) -> Result<u32, MsmError> {
@@ -58,8 +34,8 @@ pub(crate) fn host_shift<C: GpuPoint>(
     let n32 = check_shift(table.len(), n, pre)?;
     // SAFETY: `table` holds copies·n points (checked), the C side reads the
     // first n and writes the rest; synchronous, no pointer kept.
-    let code = unsafe {
-        cuzk_fixed_base_host_shift(
+    let e = unsafe {
+        sys::cuzk_fixed_base_host_shift(
             C::GPU_CURVE,
             table.as_mut_ptr().cast(),
             n32,
@@ -67,7 +43,7 @@ pub(crate) fn host_shift<C: GpuPoint>(
             pre.copies,
         )
     };
-    host_status(code)
+    host_status(e)
 }
 
 fn check_table(len: usize, w: u32) -> Result<(), MsmError> {
@@ -92,16 +68,10 @@ fn check_rows(len: usize, w: u32) -> Result<(), MsmError> {
     Ok(())
 }
 
-fn host_status(code: i32) -> Result<(), MsmError> {
-    match code {
-        0 => Ok(()),
-        -3 => Err(MsmError::Gpu(GpuError::HostAlloc(
-            "fixed-base host twin: XYZZ scratch".into(),
-        ))),
-        _ => Err(MsmError::Gpu(GpuError::Exception(format!(
-            "fixed-base host twin failed with code {code}"
-        )))),
-    }
+/// A host twin's result (the arguments were checked before the call).
+fn host_status(e: cuzk_error) -> Result<(), MsmError> {
+    // SAFETY: every caller passes the value a host twin entry point just returned.
+    unsafe { cuzk_gpu::check_twin_error(e) }.map_err(MsmError::Gpu)
 }
 
 /// Host twin of the table: `table[j·h + m − 1] = m·rows[j]` (h = 2^(w−1)).
@@ -111,15 +81,15 @@ pub(crate) fn host_table<C: GpuPoint>(rows: &[C], w: u32, table: &mut [C]) -> Re
     // SAFETY: `rows` holds the W row bases and `table` the W·h points the
     // C side reads and writes (both checked for w); layouts as in the module
     // docs; synchronous, no pointer kept.
-    let code = unsafe {
-        cuzk_fixed_base_host_table(
+    let e = unsafe {
+        sys::cuzk_fixed_base_host_table(
             C::GPU_CURVE,
             rows.as_ptr().cast(),
             w,
             table.as_mut_ptr().cast(),
         )
     };
-    host_status(code)
+    host_status(e)
 }
 
 fn count(n: usize) -> Result<u32, MsmError> {
@@ -145,8 +115,8 @@ pub(crate) fn host_run<C: GpuPoint>(
     // digit magnitudes are 1..=2^(w−1)), `scalars` and `out` n elements each;
     // the types match the C layouts (module docs). Synchronous; the C side
     // keeps no pointer.
-    let code = unsafe {
-        cuzk_fixed_base_host_run(
+    let e = unsafe {
+        sys::cuzk_fixed_base_host_run(
             C::GPU_CURVE,
             table.as_ptr().cast(),
             w,
@@ -155,7 +125,7 @@ pub(crate) fn host_run<C: GpuPoint>(
             out.as_mut_ptr().cast(),
         )
     };
-    host_status(code)
+    host_status(e)
 }
 
 #[cfg(feature = "cuda")]
@@ -163,45 +133,13 @@ pub(crate) use device::{dev_run, dev_shift, dev_table};
 
 #[cfg(feature = "cuda")]
 mod device {
-    use std::ffi::c_void;
-
     use cuzk_field::Fr;
-    use cuzk_gpu::sys::{cuzk_error, cuzk_stream};
+    use cuzk_gpu::sys::cuzk_error;
     use cuzk_gpu::{DeviceBuffer, GpuError, Stream};
 
     use super::{check_rows, check_shift, check_table, count, GpuPoint, Precomputed};
+    use crate::sys;
     use crate::MsmError;
-
-    extern "C" {
-        fn cuzk_fixed_base_dev_table(
-            curve: i32,
-            rows: *const c_void,
-            w: u32,
-            scratch: *mut c_void,
-            table: *mut c_void,
-            stream: cuzk_stream,
-        ) -> cuzk_error;
-        fn cuzk_fixed_base_dev_run(
-            curve: i32,
-            table: *const c_void,
-            w: u32,
-            scalars: *const c_void,
-            n: u32,
-            scratch: *mut c_void,
-            out: *mut c_void,
-            stream: cuzk_stream,
-        ) -> cuzk_error;
-        fn cuzk_fixed_base_dev_shift(
-            curve: i32,
-            table: *mut c_void,
-            n: u32,
-            shift: u32,
-            copies: u32,
-            scratch: *mut c_void,
-            chunk: u32,
-            stream: cuzk_stream,
-        ) -> cuzk_error;
-    }
 
     /// The cuzk_gpu mapping of a shim error (same codes, see cuzk_gpu.h).
     fn check(e: cuzk_error) -> Result<(), MsmError> {
@@ -235,7 +173,7 @@ mod device {
         // (checked). Enqueued on `stream`; the caller keeps the buffers
         // alive until it synchronises.
         check(unsafe {
-            cuzk_fixed_base_dev_table(
+            sys::cuzk_fixed_base_dev_table(
                 C::GPU_CURVE,
                 rows.as_ptr(),
                 w,
@@ -279,7 +217,7 @@ mod device {
         // on `stream`; the caller keeps the buffers alive until it
         // synchronises.
         check(unsafe {
-            cuzk_fixed_base_dev_run(
+            sys::cuzk_fixed_base_dev_run(
                 C::GPU_CURVE,
                 table.as_ptr(),
                 w,
@@ -316,7 +254,7 @@ mod device {
         // `scratch`. Enqueued on `stream`; the caller keeps the buffers
         // alive until it synchronises.
         check(unsafe {
-            cuzk_fixed_base_dev_shift(
+            sys::cuzk_fixed_base_dev_shift(
                 C::GPU_CURVE,
                 table.as_mut_ptr(),
                 n32,

@@ -1,68 +1,48 @@
-//! The GPU MSM's only `unsafe` code: a hand-written `extern "C"` block for
-//! `cuda/cuzk_msm.h` (seven functions; small enough that bindgen would add
-//! more machinery than it saves — keep the two in sync by hand), and safe
-//! wrappers that check every length and index before crossing.
+//! The GPU MSM's only `unsafe` code: safe wrappers over the generated
+//! bindings of `cuda/cuzk_msm.h` (`crate::sys`) that check every length and
+//! index before crossing.
 //!
 //! Layout facts relied on: blstrs' `G1Affine`/`G2Affine` are transparent
 //! over `blst_p1_affine`/`blst_p2_affine` (checked in `crate::ffi`), which
 //! equal `affine_t<fp_t>` / `affine_t<fp2_t>` (static_asserts in
 //! field/cuda/bls12_381.cuh); `Fr` is `blst_fr` = `fr_t`; all Montgomery.
 
-use std::ffi::c_void;
-
 use cuzk_field::Fr;
+use cuzk_gpu::sys::cuzk_error;
+use cuzk_gpu::GpuError;
 
 use super::{args_ok, bucket_slots, combine_windows, GpuPoint};
+use crate::sys;
 use crate::{MsmError, Projective};
 
-extern "C" {
-    fn cuzk_msm_host_run(
-        curve: i32,
-        bases: *const c_void,
-        idx: *const u32,
-        scalars: *const c_void,
-        n: u32,
-        c: u32,
-        copies: u32,
-        stride: u32,
-        out: *mut c_void,
-    ) -> i32;
-    fn cuzk_msm_host_bitmap_sum(
-        curve: i32,
-        bases: *const c_void,
-        words: *const u64,
-        nbits: u32,
-        out: *mut c_void,
-    ) -> i32;
-    fn cuzk_msm_dev_scratch_bytes(curve: i32, n: u32, c: u32, copies: u32) -> u64;
-    fn cuzk_msm_host_digits(scalars: *const c_void, n: u32, c: u32, digits: *mut u32) -> i32;
-    fn cuzk_msm_host_sort(
-        scalars: *const c_void,
-        n: u32,
-        c: u32,
-        off: *mut u32,
-        sorted: *mut u32,
-    ) -> i32;
-}
-
-fn host_status(code: i32, n: usize, window: u32) -> Result<(), MsmError> {
-    match code {
-        0 => Ok(()),
-        -2 => Err(MsmError::GpuShape { n, window }),
-        _ => Err(MsmError::Gpu(cuzk_gpu::GpuError::HostAlloc(format!(
-            "host twin failed with code {code}"
-        )))),
+/// A host twin's result: an argument it rejected is a shape the pipeline
+/// does not support.
+fn host_status(e: cuzk_error, n: usize, window: u32) -> Result<(), MsmError> {
+    // SAFETY: every caller passes the value a host twin entry point just returned.
+    match unsafe { cuzk_gpu::check_twin_error(e) } {
+        Ok(()) => Ok(()),
+        Err(GpuError::InvalidArgument(_)) => Err(MsmError::GpuShape { n, window }),
+        Err(e) => Err(MsmError::Gpu(e)),
     }
 }
 
 /// Peak device scratch of one device MSM of `n` points at `window` against
-/// `copies` shifted copies (0 for a shape the pipeline rejects).
+/// `copies` shifted copies (0 for a shape the pipeline rejects; `u64::MAX`,
+/// "too much", when the count itself fails).
 pub(crate) fn dev_scratch_bytes<C: GpuPoint>(n: usize, window: u32, copies: u32) -> u64 {
     let Ok(n32) = shape(n, window) else {
         return 0;
     };
-    // SAFETY: a pure size computation on the host: no pointers cross.
-    unsafe { cuzk_msm_dev_scratch_bytes(C::GPU_CURVE, n32, window, copies) }
+    let mut bytes = 0;
+    // SAFETY: a size computation on the host; `bytes` is a valid out-pointer.
+    let e =
+        unsafe { sys::cuzk_msm_dev_scratch_bytes(C::GPU_CURVE, n32, window, copies, &mut bytes) };
+    // SAFETY: `e` is the value the entry point just returned.
+    match unsafe { cuzk_gpu::check_twin_error(e) } {
+        Ok(()) => bytes,
+        Err(GpuError::InvalidArgument(_)) => 0,
+        Err(_) => u64::MAX,
+    }
 }
 
 /// The points an MSM of `n` points reads against `copies` copies `stride`
@@ -139,8 +119,8 @@ pub(crate) fn host_run<C: GpuPoint>(
     // elements, `idx` (when given) n entries, `out` the window sums (two
     // affine-sized slots per XYZZ point, bucket_slots); the types match the
     // C layouts (module docs). The call is synchronous and keeps no pointer.
-    let code = unsafe {
-        cuzk_msm_host_run(
+    let e = unsafe {
+        sys::cuzk_msm_host_run(
             C::GPU_CURVE,
             bases.as_ptr().cast(),
             idx.map_or(std::ptr::null(), <[u32]>::as_ptr),
@@ -152,7 +132,7 @@ pub(crate) fn host_run<C: GpuPoint>(
             out.as_mut_ptr().cast(),
         )
     };
-    host_status(code, n, window)?;
+    host_status(e, n, window)?;
     Ok(combine_windows(&out, window))
 }
 
@@ -172,8 +152,8 @@ pub(crate) fn host_bitmap_sum<C: GpuPoint>(
     let mut out = C::identity();
     // SAFETY: bits j < nbits are read from `words` (≥ nbits bits) and
     // select bases[j] (nbits ≤ bases.len()); `out` is one point; synchronous.
-    let code = unsafe {
-        cuzk_msm_host_bitmap_sum(
+    let e = unsafe {
+        sys::cuzk_msm_host_bitmap_sum(
             C::GPU_CURVE,
             bases.as_ptr().cast(),
             words.as_ptr(),
@@ -181,7 +161,7 @@ pub(crate) fn host_bitmap_sum<C: GpuPoint>(
             (&mut out as *mut C).cast(),
         )
     };
-    host_status(code, nbits, 0)?;
+    host_status(e, nbits, 0)?;
     Ok(out)
 }
 
@@ -190,8 +170,9 @@ pub(crate) fn host_digits(scalars: &[Fr], window: u32) -> Result<Vec<u32>, MsmEr
     let n = shape(scalars.len(), window)?;
     let mut d = vec![0u32; super::windows(window) as usize * scalars.len()];
     // SAFETY: `d` holds W·n digits, `scalars` n elements; synchronous.
-    let code = unsafe { cuzk_msm_host_digits(scalars.as_ptr().cast(), n, window, d.as_mut_ptr()) };
-    host_status(code, scalars.len(), window)?;
+    let e =
+        unsafe { sys::cuzk_msm_host_digits(scalars.as_ptr().cast(), n, window, d.as_mut_ptr()) };
+    host_status(e, scalars.len(), window)?;
     Ok(d)
 }
 
@@ -204,8 +185,8 @@ pub(crate) fn host_sort(scalars: &[Fr], window: u32) -> Result<(Vec<u32>, Vec<u3
     let mut sorted = vec![0u32; w * scalars.len()];
     // SAFETY: `off` holds B + 1 offsets, `sorted` W·n entries (at most one
     // per digit), `scalars` n elements; synchronous.
-    let code = unsafe {
-        cuzk_msm_host_sort(
+    let e = unsafe {
+        sys::cuzk_msm_host_sort(
             scalars.as_ptr().cast(),
             n,
             window,
@@ -213,7 +194,7 @@ pub(crate) fn host_sort(scalars: &[Fr], window: u32) -> Result<(Vec<u32>, Vec<u3
             sorted.as_mut_ptr(),
         )
     };
-    host_status(code, scalars.len(), window)?;
+    host_status(e, scalars.len(), window)?;
     sorted.truncate(off[buckets] as usize);
     Ok((off, sorted))
 }
@@ -223,38 +204,31 @@ pub(crate) use device::*;
 
 #[cfg(feature = "cuda")]
 mod device {
-    use std::ffi::c_void;
     use std::mem::size_of;
 
     use cuzk_field::Fr;
-    use cuzk_gpu::sys::{cuzk_error, cuzk_memcpy_async, cuzk_stream};
+    use cuzk_gpu::sys::cuzk_error;
+    use cuzk_gpu::tuning::{MsmOccupancy, Tuning};
     use cuzk_gpu::{DeviceBuffer, GpuError, Stream};
 
     use super::super::{bucket_slots, GpuPoint};
     use super::{shape, table_need};
+    use crate::sys;
     use crate::MsmError;
 
-    extern "C" {
-        fn cuzk_msm_dev_run(
-            curve: i32,
-            bases: *const c_void,
-            idx: *const u32,
-            scalars: *const c_void,
-            n: u32,
-            c: u32,
-            copies: u32,
-            stride: u32,
-            out: *mut c_void,
-            stream: cuzk_stream,
-        ) -> cuzk_error;
-        fn cuzk_msm_dev_bitmap_sum(
-            curve: i32,
-            bases: *const c_void,
-            words: *const u64,
-            nbits: u32,
-            out: *mut c_void,
-            stream: cuzk_stream,
-        ) -> cuzk_error;
+    /// The process's measurement settings ([`Tuning::get`]) as the device
+    /// entry points take them.
+    fn tuning() -> sys::cuzk_msm_tuning {
+        let t = Tuning::get();
+        let occupancy = match t.msm_occupancy {
+            MsmOccupancy::TwoBlocks => sys::CUZK_MSM_OCC_TWO_BLOCKS,
+            MsmOccupancy::OneBlock => sys::CUZK_MSM_OCC_ONE_BLOCK,
+            MsmOccupancy::Block128 => sys::CUZK_MSM_OCC_BLOCK128,
+        };
+        sys::cuzk_msm_tuning {
+            occupancy: occupancy as i32,
+            profile: i32::from(t.msm_profile),
+        }
     }
 
     /// The cuzk_gpu mapping of a shim error (same codes, see cuzk_gpu.h).
@@ -371,7 +345,7 @@ mod device {
         // is enqueued on `stream`; the caller keeps the buffers alive until
         // it synchronises.
         check(unsafe {
-            cuzk_msm_dev_run(
+            sys::cuzk_msm_dev_run(
                 C::GPU_CURVE,
                 base_ptr.cast(),
                 idx_ptr,
@@ -381,6 +355,7 @@ mod device {
                 copies,
                 if copies > 1 { stride as u32 } else { 0 },
                 out.as_mut_ptr(),
+                tuning(),
                 stream.raw(),
             )
         })
@@ -418,12 +393,13 @@ mod device {
         // written to `out`; enqueued on `stream`, buffers kept alive by the
         // caller until it synchronises.
         check(unsafe {
-            cuzk_msm_dev_bitmap_sum(
+            sys::cuzk_msm_dev_bitmap_sum(
                 C::GPU_CURVE,
                 base_ptr.cast(),
                 words.as_ptr().cast(),
                 nb,
                 out.as_mut_ptr(),
+                tuning(),
                 stream.raw(),
             )
         })
@@ -463,17 +439,10 @@ mod device {
                 dst.len()
             ))));
         }
-        // SAFETY: dst owns ≥ src.len() elements; `src` is borrowed for 'a,
-        // and the `SyncOnDrop<'a>` guard (which lists this stream, by the
-        // callers' construction) synchronises the stream before 'a ends,
-        // so the asynchronous copy never reads freed memory.
-        check(unsafe {
-            cuzk_memcpy_async(
-                dst.as_mut_ptr(),
-                src.as_ptr().cast(),
-                std::mem::size_of_val(src),
-                stream.raw(),
-            )
-        })
+        // SAFETY: `src` is borrowed for 'a, and the `SyncOnDrop<'a>` guard
+        // (which lists this stream, checked above) synchronises the stream
+        // before 'a ends, so the asynchronous copy never reads freed memory;
+        // the buffer checks that src.len() elements fit.
+        unsafe { dst.upload_range_async(stream, 0, src.as_ptr(), src.len()) }.map_err(MsmError::Gpu)
     }
 }
