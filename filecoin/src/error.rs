@@ -172,6 +172,19 @@ pub enum FilecoinError {
 pub type Result<T, E = FilecoinError> = std::result::Result<T, E>;
 
 impl FilecoinError {
+    /// The error a partition's worker reported, when the engine failed the
+    /// job because of it (the engine keeps it typed); else `self`. Callers
+    /// match on this.
+    pub fn cause(&self) -> &FilecoinError {
+        match self {
+            FilecoinError::Engine(e) => e
+                .partition()
+                .and_then(|p| p.source_error::<FilecoinError>())
+                .unwrap_or(self),
+            _ => self,
+        }
+    }
+
     /// An I/O error on `path`.
     pub fn file(path: impl Into<PathBuf>, source: std::io::Error) -> Self {
         Self::File {

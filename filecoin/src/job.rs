@@ -9,20 +9,22 @@
 //! or witness-only against a recorded circuit, whose a, b, c the backend
 //! computes: on the GPU in device memory) and checked there
 //! against the parameter file's counts and, with `checks`, the constraints
-//! and the public inputs. A worker's failure is kept typed, so the caller
-//! gets the [`FilecoinError`] rather than the engine's message for it.
+//! and the public inputs. A worker's failure stays typed inside the
+//! engine's error: [`FilecoinError::cause`] gives it back.
 
 use crate::error::{FilecoinError, Result};
-use crate::porep::check_params;
+use crate::params::check_params;
 use bellpepper_core::Circuit;
-use cuzk_field::Fr;
+use cuzk_field::{Fr, FrAlloc};
 use cuzk_groth16::{CheckMode, Parameters, ParamsInfo, Timings};
 use cuzk_scheduler::{Engine, JobSpec, PartitionSource, SourceError};
 use cuzk_synth::{compiled::CompiledR1cs, ProvingAssignment, Shape};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
-type PartitionFn = Box<dyn FnOnce() -> std::result::Result<ProvingAssignment, SourceError> + Send>;
+type PartitionFn = Box<
+    dyn FnOnce(Option<&dyn FrAlloc>) -> std::result::Result<ProvingAssignment, SourceError> + Send,
+>;
 
 /// The partitions of one proof, each synthesized at most once.
 pub struct ProofSource {
@@ -30,7 +32,6 @@ pub struct ProofSource {
     shape: Shape,
     /// Partitions come as deferred assignments (a recorded circuit).
     deferred: bool,
-    failure: Arc<Mutex<Option<FilecoinError>>>,
 }
 
 impl std::fmt::Debug for ProofSource {
@@ -43,11 +44,6 @@ impl std::fmt::Debug for ProofSource {
 }
 
 impl ProofSource {
-    /// The first typed failure a worker reported, if any.
-    pub fn take_failure(&self) -> Option<FilecoinError> {
-        lock(&self.failure).take()
-    }
-
     /// The shape every partition is synthesized into (the parameter file's).
     pub fn partition_shape(&self) -> Shape {
         self.shape
@@ -68,12 +64,20 @@ impl PartitionSource for ProofSource {
     }
 
     fn synthesize(&self, index: usize) -> std::result::Result<ProvingAssignment, SourceError> {
+        self.synthesize_in(index, None)
+    }
+
+    fn synthesize_in(
+        &self,
+        index: usize,
+        alloc: Option<&dyn FrAlloc>,
+    ) -> std::result::Result<ProvingAssignment, SourceError> {
         let f = self
             .partitions
             .get(index)
             .and_then(|m| lock(m).take())
             .ok_or_else(|| format!("partition {index} does not exist or was already taken"))?;
-        f()
+        f(alloc)
     }
 
     fn deferred(&self) -> bool {
@@ -101,7 +105,7 @@ pub struct ProofJob {
 /// right name is caught here, before any synthesis, by its public-input
 /// count (and, with `r1cs`, by the recorded circuit's shape); the rest of
 /// the shape is checked after each partition's synthesis, on the worker.
-pub(crate) fn circuit_job<C>(
+pub fn circuit_job<C>(
     params_path: PathBuf,
     circuits: Vec<C>,
     inputs: Vec<Vec<Fr>>,
@@ -143,20 +147,20 @@ where
             )));
         }
     }
-    let failure = Arc::new(Mutex::new(None));
     let partitions = circuits
         .into_iter()
         .zip(inputs.clone())
         .enumerate()
         .map(|(k, (circuit, want))| {
             let (info, path) = (Arc::clone(&info), params_path.clone());
-            let (r1cs, failure) = (r1cs.cloned(), Arc::clone(&failure));
-            let f: PartitionFn = Box::new(move || {
+            let r1cs = r1cs.cloned();
+            let f: PartitionFn = Box::new(move |alloc| {
                 let run = || -> Result<ProvingAssignment> {
                     let pa = match &r1cs {
                         // Witness only: the backend computes a, b, c from
-                        // the record (in device memory on the GPU).
-                        Some(r) => r.synthesize_deferred(circuit)?,
+                        // the record (in device memory on the GPU), reading
+                        // the witness from `alloc`'s page-locked buffers.
+                        Some(r) => r.synthesize_deferred_in(circuit, alloc)?,
                         None => cuzk_synth::synthesize_with_hint(circuit, shape)?,
                     };
                     check_partition(&path, &info, &pa, k, checks)?;
@@ -165,11 +169,7 @@ where
                     }
                     Ok(pa)
                 };
-                run().map_err(|e| {
-                    let msg = e.to_string();
-                    lock(&failure).get_or_insert(e);
-                    msg.into()
-                })
+                run().map_err(|e| Box::new(e) as SourceError)
             });
             Mutex::new(Some(f))
         })
@@ -183,7 +183,6 @@ where
             partitions,
             shape,
             deferred: r1cs.is_some(),
-            failure,
         }),
         params_path,
         circuit_id,
@@ -231,8 +230,8 @@ pub struct ProofOutput {
 }
 
 /// Registers the job's parameter file in the engine's SRS cache (read
-/// once per engine), proves the job at `priority` and returns a worker's
-/// typed failure rather than the engine's message for it. The engine
+/// once per engine) and proves the job at `priority`; a worker's typed
+/// failure is inside the engine's error ([`FilecoinError::cause`]). The engine
 /// self-checks every partition proof against `job.inputs`' statement.
 pub fn run_job(engine: &Engine, job: ProofJob, priority: i32) -> Result<ProofOutput> {
     let mut timings = Timings::default();
@@ -252,11 +251,7 @@ pub fn run_job(engine: &Engine, job: ProofJob, priority: i32) -> Result<ProofOut
     let out = engine
         .submit_blocking(JobSpec::new(job.circuit_id.clone(), source).with_priority(priority))
         .and_then(|h| h.wait())
-        .map_err(|e| {
-            job.source
-                .take_failure()
-                .unwrap_or(FilecoinError::Engine(e))
-        })?;
+        .map_err(FilecoinError::Engine)?;
     for p in &out.partitions {
         timings.add("synthesis", p.synthesis);
         timings.merge(&p.stages);

@@ -24,6 +24,17 @@ pub enum GpuError {
         name: String,
         message: String,
     },
+    /// The device had too little free memory for an allocation
+    /// (`cudaErrorMemoryAllocation`). `requested` and `free` are known
+    /// where the allocation was ours ([`crate::DeviceBuffer::alloc`]); an
+    /// allocation inside a kernel entry point reports neither.
+    #[error("out of device memory: {}", oom_detail(*.requested, *.free))]
+    OutOfMemory {
+        /// Bytes asked for, when known.
+        requested: Option<u64>,
+        /// Bytes the device had free right after the failure, when known.
+        free: Option<u64>,
+    },
     /// Host and device sizes disagree, or another argument is invalid.
     #[error("invalid argument: {0}")]
     InvalidArgument(String),
@@ -38,6 +49,19 @@ pub enum GpuError {
 /// `Result` with [`GpuError`].
 pub type Result<T, E = GpuError> = std::result::Result<T, E>;
 
+/// `cudaErrorMemoryAllocation`.
+pub(crate) const CUDA_OUT_OF_MEMORY: i32 = 2;
+
+fn oom_detail(requested: Option<u64>, free: Option<u64>) -> String {
+    let gib = |b: u64| format!("{:.2} GiB", b as f64 / (1u64 << 30) as f64);
+    match (requested, free) {
+        (Some(r), Some(f)) => format!("{} requested, {} free", gib(r), gib(f)),
+        (Some(r), None) => format!("{} requested", gib(r)),
+        (None, Some(f)) => format!("{} free", gib(f)),
+        (None, None) => "cudaErrorMemoryAllocation".into(),
+    }
+}
+
 impl GpuError {
     /// Maps a shim error code and its message.
     pub(crate) fn from_code(code: i32, msg: String) -> GpuError {
@@ -47,6 +71,10 @@ impl GpuError {
             sys::CUZK_ERR_INVALID_ARG => GpuError::InvalidArgument(msg),
             sys::CUZK_ERR_HOST_ALLOC => GpuError::HostAlloc(msg),
             sys::CUZK_ERR_EXCEPTION => GpuError::Exception(msg),
+            CUDA_OUT_OF_MEMORY => GpuError::OutOfMemory {
+                requested: None,
+                free: None,
+            },
             _ => {
                 // The shim writes "cudaErrorName: description".
                 let (name, message) = match msg.split_once(": ") {
@@ -67,6 +95,11 @@ impl GpuError {
     pub fn is_unavailable(&self) -> bool {
         matches!(self, GpuError::NotBuilt | GpuError::NoDevice(_))
     }
+
+    /// True for [`GpuError::OutOfMemory`].
+    pub fn is_out_of_memory(&self) -> bool {
+        matches!(self, GpuError::OutOfMemory { .. })
+    }
 }
 
 #[cfg(test)]
@@ -86,13 +119,23 @@ mod tests {
         let e = GpuError::from_code(2, "cudaErrorMemoryAllocation: out of memory".into());
         assert_eq!(
             e,
-            GpuError::Cuda {
-                code: 2,
-                name: "cudaErrorMemoryAllocation".into(),
-                message: "out of memory".into()
+            GpuError::OutOfMemory {
+                requested: None,
+                free: None
             }
         );
+        assert!(e.is_out_of_memory());
         assert!(e.to_string().contains("cudaErrorMemoryAllocation"));
+        let sized = GpuError::OutOfMemory {
+            requested: Some(3 << 30),
+            free: Some(1 << 30),
+        };
+        assert_eq!(
+            sized.to_string(),
+            "out of device memory: 3.00 GiB requested, 1.00 GiB free"
+        );
+        let e = GpuError::from_code(700, "cudaErrorIllegalAddress: an illegal memory access".into());
+        assert!(matches!(e, GpuError::Cuda { code: 700, .. }) && !e.is_out_of_memory());
         let odd = GpuError::from_code(77, "no separator".into());
         assert!(matches!(odd, GpuError::Cuda { name, .. } if name == "cudaError(77)"));
         assert!(GpuError::NotBuilt.is_unavailable());

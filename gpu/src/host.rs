@@ -4,15 +4,25 @@
 
 use std::ffi::c_void;
 
-use crate::{check, sys, Result};
+use crate::{check, sys, GpuError, Result};
 
 /// Allocates `bytes` of page-locked, portable (visible to every device)
 /// host memory with `cudaHostAlloc`.
 pub fn alloc_pinned(bytes: usize) -> Result<*mut c_void> {
-    crate::fault::hit(crate::fault::Fault::Alloc)?;
     let mut p: *mut c_void = std::ptr::null_mut();
-    // SAFETY: `p` is a valid out-pointer.
-    check(unsafe { sys::cuzk_host_alloc(bytes, sys::CUZK_HOST_ALLOC_PORTABLE, &mut p) })?;
+    crate::fault::hit(crate::fault::Fault::Alloc)
+        .and_then(|()| {
+            // SAFETY: `p` is a valid out-pointer.
+            check(unsafe { sys::cuzk_host_alloc(bytes, sys::CUZK_HOST_ALLOC_PORTABLE, &mut p) })
+        })
+        .map_err(|e| match e {
+            // The runtime reports a failed page-locked host allocation with
+            // the device's out-of-memory code: it is host memory here.
+            GpuError::OutOfMemory { .. } => {
+                GpuError::HostAlloc(format!("{bytes} bytes of page-locked host memory"))
+            }
+            e => e,
+        })?;
     Ok(p)
 }
 

@@ -68,9 +68,19 @@ impl<T: DeviceCopy> DeviceBuffer<T> {
         let bytes = bytes_of::<T>(len)?;
         let mut ptr: *mut c_void = std::ptr::null_mut();
         if bytes > 0 {
-            crate::fault::hit(Fault::Alloc)?;
-            // SAFETY: `ptr` is a valid out-pointer.
-            check(unsafe { sys::cuzk_malloc(device.raw(), bytes, &mut ptr) })?;
+            let r = crate::fault::hit(Fault::Alloc).and_then(|()| {
+                // SAFETY: `ptr` is a valid out-pointer.
+                check(unsafe { sys::cuzk_malloc(device.raw(), bytes, &mut ptr) })
+            });
+            if let Err(e) = r {
+                return Err(match e {
+                    GpuError::OutOfMemory { .. } => GpuError::OutOfMemory {
+                        requested: Some(bytes as u64),
+                        free: device.mem_info().ok().map(|(free, _)| free),
+                    },
+                    e => e,
+                });
+            }
         }
         Ok(DeviceBuffer {
             ptr,

@@ -91,6 +91,13 @@ pub trait Backend: Send + Sync + std::fmt::Debug {
     fn abc_on_device(&self) -> bool {
         false
     }
+
+    /// Where witness synthesis should put a partition's aux assignment for
+    /// this backend: the GPU backend's page-locked pool (read by DMA, no
+    /// CPU copy); `None` for ordinary heap vectors.
+    fn witness_alloc(&self) -> Option<std::sync::Arc<dyn cuzk_field::FrAlloc>> {
+        None
+    }
 }
 
 /// Where [`Backend::place`] put a parameter set.
@@ -194,29 +201,22 @@ impl Backend for CpuBackend {
             b_aux_density,
             ..
         } = pa;
-        let ms = |e: msm::MsmError| Groth16Error::Msm(e.to_string());
-
-        let ntt = |e: cuzk_ntt::NttError| Groth16Error::Ntt(e.to_string());
-        let domain = cached_domain(a.len()).map_err(ntt)?;
+        let domain = cached_domain(a.len())?;
         let h_coeffs = timings
-            .time("ntt_h", || domain.h_step(a, b, c))
-            .map_err(ntt)?;
+            .time("ntt_h", || domain.h_step(a, b, c))?;
         let h = timings
-            .time("msm_h", || msm::msm(&params.h, &h_coeffs))
-            .map_err(ms)?;
+            .time("msm_h", || msm::msm(&params.h, &h_coeffs))?;
         drop(h_coeffs);
 
         let l = timings
-            .time("msm_l", || msm::msm_density(&params.l, &aux, None))
-            .map_err(ms)?;
+            .time("msm_l", || msm::msm_density(&params.l, &aux, None))?;
 
         let ni = inputs.len();
         let a_sum = timings
             .time("msm_a", || -> std::result::Result<_, msm::MsmError> {
                 Ok(msm::msm(&params.a[..ni], &inputs)?
                     + msm::msm_density(&params.a[ni..], &aux, Some(&a_aux_density))?)
-            })
-            .map_err(ms)?;
+            })?;
 
         let nbi = b_input_density.count_ones();
         let b_g1 = timings
@@ -225,16 +225,14 @@ impl Backend for CpuBackend {
                     msm::msm_density(&params.b_g1[..nbi], &inputs, Some(&b_input_density))?
                         + msm::msm_density(&params.b_g1[nbi..], &aux, Some(&b_aux_density))?,
                 )
-            })
-            .map_err(ms)?;
+            })?;
         let b_g2 = timings
             .time("msm_b_g2", || -> std::result::Result<_, msm::MsmError> {
                 Ok(
                     msm::msm_density(&params.b_g2[..nbi], &inputs, Some(&b_input_density))?
                         + msm::msm_density(&params.b_g2[nbi..], &aux, Some(&b_aux_density))?,
                 )
-            })
-            .map_err(ms)?;
+            })?;
         Ok(ProofParts {
             h,
             l,

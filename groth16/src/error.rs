@@ -103,12 +103,20 @@ pub enum Groth16Error {
     /// The circuit failed to synthesize.
     #[error("synthesis failed: {0}")]
     Synthesis(#[from] bellpepper_core::SynthesisError),
-    /// The NTT layer rejected its input.
+    /// The NTT layer rejected its input (a failure of the device itself is
+    /// [`Groth16Error::Gpu`]).
     #[error("ntt: {0}")]
-    Ntt(String),
-    /// The MSM layer rejected its input.
+    Ntt(cuzk_ntt::NttError),
+    /// The MSM layer rejected its input (a failure of the device itself is
+    /// [`Groth16Error::Gpu`]).
     #[error("msm: {0}")]
-    Msm(String),
+    Msm(cuzk_msm::MsmError),
+    /// The GPU failed: out of device memory
+    /// ([`cuzk_gpu::GpuError::OutOfMemory`], which a caller can match to
+    /// try a smaller placement), a CUDA fault, no device. Every layer's GPU
+    /// failure (NTT, MSM, SpMV, the backend's own calls) lands here.
+    #[error("gpu: {0}")]
+    Gpu(#[from] cuzk_gpu::GpuError),
     /// A freshly made proof did not verify (self-check): never returned silently.
     #[error("self-check failed: the proof just made does not verify (backend {backend})")]
     SelfCheck {
@@ -118,6 +126,28 @@ pub enum Groth16Error {
     /// A deferred assignment does not fit the record its a, b, c come from.
     #[error("a, b, c from the recorded circuit: {0}")]
     Compiled(#[from] cuzk_synth::compiled::CompiledError),
+    /// A parameter set needs more device memory than the backend may use
+    /// (its memory limit, or what the card has free): refused when the set
+    /// is placed, before any partition is synthesized for it.
+    #[error(
+        "{backend}: these parameters need {} of device memory ({detail}); {} is available \
+         (memory limit {}, {} on the card)",
+        gib(*need), gib(*available), gib(*limit), gib(*total)
+    )]
+    DeviceTooSmall {
+        /// The backend.
+        backend: String,
+        /// Bytes the set needs at the least.
+        need: u64,
+        /// What the need is made of.
+        detail: String,
+        /// Bytes the backend may use now.
+        available: u64,
+        /// The backend's memory limit.
+        limit: u64,
+        /// The card's memory.
+        total: u64,
+    },
     /// A backend-specific failure (e.g. the GPU ran out of memory).
     #[error("backend {backend}: {message}")]
     Backend {
@@ -126,6 +156,46 @@ pub enum Groth16Error {
         /// What happened.
         message: String,
     },
+}
+
+impl From<cuzk_ntt::NttError> for Groth16Error {
+    fn from(e: cuzk_ntt::NttError) -> Self {
+        match e {
+            #[cfg(feature = "cuda")]
+            cuzk_ntt::NttError::Gpu(g) => Groth16Error::Gpu(g),
+            e => Groth16Error::Ntt(e),
+        }
+    }
+}
+
+impl From<cuzk_msm::MsmError> for Groth16Error {
+    fn from(e: cuzk_msm::MsmError) -> Self {
+        match e {
+            cuzk_msm::MsmError::Gpu(g) => Groth16Error::Gpu(g),
+            e => Groth16Error::Msm(e),
+        }
+    }
+}
+
+impl Groth16Error {
+    /// The GPU error underneath, if the failure was the device's.
+    pub fn gpu(&self) -> Option<&cuzk_gpu::GpuError> {
+        match self {
+            Groth16Error::Gpu(g) => Some(g),
+            Groth16Error::InFile { source, .. } => source.gpu(),
+            _ => None,
+        }
+    }
+
+    /// True when the device ran out of memory
+    /// ([`cuzk_gpu::GpuError::OutOfMemory`]).
+    pub fn is_out_of_memory(&self) -> bool {
+        self.gpu().is_some_and(cuzk_gpu::GpuError::is_out_of_memory)
+    }
+}
+
+fn gib(b: u64) -> String {
+    format!("{:.1} GiB", b as f64 / (1u64 << 30) as f64)
 }
 
 /// Result alias.
@@ -144,6 +214,34 @@ pub fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
 
 #[cfg(test)]
 mod tests {
+    use super::Groth16Error;
+    use cuzk_gpu::GpuError;
+
+    #[test]
+    fn gpu_failures_of_every_layer_are_one_typed_variant() {
+        let oom = GpuError::OutOfMemory {
+            requested: Some(1 << 30),
+            free: Some(1 << 20),
+        };
+        let from_msm: Groth16Error = cuzk_msm::MsmError::Gpu(oom.clone()).into();
+        #[cfg(feature = "cuda")]
+        let from_ntt: Groth16Error = cuzk_ntt::NttError::Gpu(oom.clone()).into();
+        #[cfg(not(feature = "cuda"))]
+        let from_ntt = Groth16Error::Gpu(oom.clone());
+        for e in [from_msm, from_ntt] {
+            assert!(
+                matches!(&e, Groth16Error::Gpu(GpuError::OutOfMemory { requested: Some(r), .. }) if *r == 1 << 30),
+                "{e:?}"
+            );
+            assert!(e.is_out_of_memory());
+        }
+        let shape: Groth16Error = cuzk_msm::MsmError::TooManyPoints(7).into();
+        assert!(matches!(shape, Groth16Error::Msm(cuzk_msm::MsmError::TooManyPoints(7))));
+        assert!(!shape.is_out_of_memory());
+        let fault: Groth16Error = GpuError::Exception("x".into()).into();
+        assert!(fault.gpu().is_some() && !fault.is_out_of_memory());
+    }
+
     #[test]
     fn panic_messages_of_every_payload() {
         let text = |f: fn()| super::panic_message(&*std::panic::catch_unwind(f).unwrap_err());

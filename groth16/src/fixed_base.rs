@@ -65,17 +65,9 @@ pub(crate) use gpu::GpuGeneratorMul;
 mod gpu {
     use cuzk_field::{Fr, G1Affine, G2Affine, PrimeCurveAffine};
     use cuzk_msm::gpu::{fixed_base_window, GpuFixedBase};
-    use cuzk_msm::MsmError;
 
     use super::{Done, GeneratorMul};
-    use crate::error::{Groth16Error, Result};
-
-    fn gpu_error(e: impl std::fmt::Display) -> Groth16Error {
-        Groth16Error::Backend {
-            backend: "gpu setup".into(),
-            message: e.to_string(),
-        }
-    }
+    use crate::error::Result;
 
     /// The GPU multiplier: both generators' tables resident on one device
     /// (cuzk-msm's `GpuFixedBase`), scalars in chunks of up to 2^22.
@@ -89,26 +81,21 @@ mod gpu {
         /// Tables for vectors of up to about `max_len` scalars (the window
         /// width follows from it) on device `ordinal`.
         pub(crate) fn new(ordinal: usize, max_len: usize) -> Result<Self> {
-            let device = cuzk_gpu::Device::new(ordinal).map_err(gpu_error)?;
+            let device = cuzk_gpu::Device::new(ordinal)?;
             let w = fixed_base_window(max_len);
-            let table = |e: MsmError| gpu_error(format!("fixed-base table: {e}"));
             Ok(Self {
-                g1: GpuFixedBase::new(&device, &G1Affine::generator(), w).map_err(table)?,
-                g2: GpuFixedBase::new(&device, &G2Affine::generator(), w).map_err(table)?,
+                g1: GpuFixedBase::new(&device, &G1Affine::generator(), w)?,
+                g2: GpuFixedBase::new(&device, &G2Affine::generator(), w)?,
             })
         }
     }
 
     impl GeneratorMul for GpuGeneratorMul {
         fn g1(&self, scalars: &[Fr], progress: Done<'_>) -> Result<Vec<G1Affine>> {
-            self.g1
-                .mul_with_progress(scalars, progress)
-                .map_err(gpu_error)
+            Ok(self.g1.mul_with_progress(scalars, progress)?)
         }
         fn g2(&self, scalars: &[Fr], progress: Done<'_>) -> Result<Vec<G2Affine>> {
-            self.g2
-                .mul_with_progress(scalars, progress)
-                .map_err(gpu_error)
+            Ok(self.g2.mul_with_progress(scalars, progress)?)
         }
     }
 }

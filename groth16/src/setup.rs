@@ -159,7 +159,7 @@ pub fn parameters_from_shape(
 /// constraints) on GPU `device_ordinal`. The field-side work is the same
 /// code, and so are the parameters, bit for bit. The generators' tables are
 /// built on the device before any field work, so a missing or unusable GPU
-/// fails at once, as [`Groth16Error::Backend`].
+/// fails at once, as [`Groth16Error::Gpu`].
 #[cfg(feature = "cuda")]
 pub fn parameters_from_shape_gpu(
     shape: &KeypairAssembly,
@@ -727,11 +727,8 @@ mod gpu_tests {
             return;
         }
         match parameters_from_shape_gpu(&shape(6), &ToxicWaste::from_seed(1), None, 0) {
-            Err(Groth16Error::Backend { backend, message }) => {
-                assert_eq!(backend, "gpu setup");
-                assert!(!message.is_empty());
-            }
-            other => panic!("expected a backend error, got {other:?}"),
+            Err(Groth16Error::Gpu(e)) => assert!(e.is_unavailable(), "{e:?}"),
+            other => panic!("expected a GPU error, got {other:?}"),
         }
     }
 }

@@ -1,6 +1,29 @@
 //! Errors of the engine and of its configuration.
 
 use std::path::PathBuf;
+use std::sync::Arc;
+
+use cuzk_groth16::Groth16Error;
+
+impl EngineError {
+    /// The typed cause of a failed partition, if a partition failed.
+    pub fn partition(&self) -> Option<&PartitionError> {
+        match self {
+            EngineError::Partition { source, .. } => Some(source),
+            _ => None,
+        }
+    }
+
+    /// True when a partition or a placement failed because the device ran
+    /// out of memory.
+    pub fn is_out_of_memory(&self) -> bool {
+        match self {
+            EngineError::Partition { source, .. } => source.is_out_of_memory(),
+            EngineError::Place { source, .. } => source.is_out_of_memory(),
+            _ => false,
+        }
+    }
+}
 
 /// A configuration file that cannot be read, parsed or accepted.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -57,9 +80,51 @@ impl std::fmt::Display for Stage {
     }
 }
 
+/// A partition source's own error, kept whole: the caller that made the
+/// source gets its typed error back with [`PartitionError::source_error`].
+pub type SharedSourceError = Arc<dyn std::error::Error + Send + Sync>;
+
+/// Why a partition failed, typed: the source's error, the prover's, or a
+/// panic caught on a worker.
+#[derive(Clone, Debug, thiserror::Error)]
+pub enum PartitionError {
+    /// The [`crate::PartitionSource`] failed (shape or synthesis).
+    #[error(transparent)]
+    Source(SharedSourceError),
+    /// The prover (the backend's evaluation, assembly, the self-check).
+    #[error(transparent)]
+    Prover(Arc<Groth16Error>),
+    /// A worker caught a panic (its message).
+    #[error("panicked: {0}")]
+    Panic(String),
+}
+
+impl PartitionError {
+    /// The prover's error, if the prover failed.
+    pub fn prover(&self) -> Option<&Groth16Error> {
+        match self {
+            PartitionError::Prover(e) => Some(e),
+            _ => None,
+        }
+    }
+
+    /// The source's error as its own type `T`, if the source failed with one.
+    pub fn source_error<T: std::error::Error + 'static>(&self) -> Option<&T> {
+        match self {
+            PartitionError::Source(e) => e.downcast_ref::<T>(),
+            _ => None,
+        }
+    }
+
+    /// True when the device ran out of memory.
+    pub fn is_out_of_memory(&self) -> bool {
+        self.prover().is_some_and(Groth16Error::is_out_of_memory)
+    }
+}
+
 /// Everything a job or an engine call can fail with. Cloneable so a job's
 /// result can be read more than once.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[derive(Clone, Debug, thiserror::Error)]
 pub enum EngineError {
     /// Bad engine options.
     #[error("invalid engine options: {0}")]
@@ -74,12 +139,12 @@ pub enum EngineError {
     #[error("a job needs at least one partition")]
     EmptyJob,
     /// The source could not describe a partition's shape.
-    #[error("partition {index}: cannot determine its shape: {message}")]
+    #[error("partition {index}: cannot determine its shape: {source}")]
     Shape {
         /// Partition index.
         index: usize,
-        /// Why.
-        message: String,
+        /// The source's error.
+        source: SharedSourceError,
     },
     /// A partition's shape does not match the registered parameters.
     #[error(
@@ -107,9 +172,17 @@ pub enum EngineError {
     /// A parameter set in use by a job cannot be evicted or replaced.
     #[error("parameters '{0}' are in use by a job: evict or replace them once it ends")]
     InUse(String),
-    /// A parameter set could not be loaded or placed on a device.
+    /// A parameter set could not be read.
     #[error("parameters: {0}")]
-    Srs(String),
+    Srs(Arc<Groth16Error>),
+    /// A parameter set could not be placed on a device.
+    #[error("parameters: placing on {backend}: {source}")]
+    Place {
+        /// The backend's name.
+        backend: String,
+        /// Why.
+        source: Arc<Groth16Error>,
+    },
     /// The engine already holds `queue_capacity` unfinished jobs.
     #[error("queue full: {0} unfinished jobs (raise [daemon] queue_capacity or wait)")]
     QueueFull(usize),
@@ -120,13 +193,13 @@ pub enum EngineError {
     #[error("engine shut down before the job finished")]
     ShutDown,
     /// A partition failed; the job fails as a whole.
-    #[error("partition {index} failed in {stage}: {message}")]
+    #[error("partition {index} failed in {stage}: {source}")]
     Partition {
         /// Partition index.
         index: usize,
         /// Where.
         stage: Stage,
-        /// What happened.
-        message: String,
+        /// What happened, typed.
+        source: PartitionError,
     },
 }

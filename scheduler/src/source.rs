@@ -7,7 +7,7 @@
 //! built-in ones, Filecoin's through an adapter), [`AssignmentSource`] for
 //! partitions synthesized elsewhere.
 
-use cuzk_field::Fr;
+use cuzk_field::{Fr, FrAlloc};
 use cuzk_synth::{Circuit, ProvingAssignment, Shape};
 use parking_lot::Mutex;
 use std::sync::OnceLock;
@@ -27,6 +27,19 @@ pub trait PartitionSource: Send + Sync {
     /// Synthesizes partition `index`. Called at most once per partition,
     /// on a synthesis worker.
     fn synthesize(&self, index: usize) -> Result<ProvingAssignment, SourceError>;
+
+    /// [`PartitionSource::synthesize`] with the aux assignment in a vector
+    /// from `alloc` where the source can (witness-only synthesis writes
+    /// into the backend's page-locked buffers, which the GPU reads by DMA).
+    /// The engine calls this one; the default ignores `alloc`.
+    fn synthesize_in(
+        &self,
+        index: usize,
+        alloc: Option<&dyn FrAlloc>,
+    ) -> Result<ProvingAssignment, SourceError> {
+        let _ = alloc;
+        self.synthesize(index)
+    }
 
     /// True when [`PartitionSource::synthesize`] returns deferred
     /// assignments (witness only, a, b, c computed by the backend from a

@@ -114,7 +114,10 @@ pub(crate) fn place_all(
         };
         let placement = be
             .place(full, &hollow, may_evict)
-            .map_err(|e| EngineError::Srs(format!("placing on {}: {e}", be.name())))?;
+            .map_err(|e| EngineError::Place {
+                backend: be.name(),
+                source: Arc::new(e),
+            })?;
         let key = match placement {
             Placement::Resident => Arc::clone(&hollow),
             Placement::Host => Arc::clone(full),

@@ -368,7 +368,7 @@ fn cancelling_a_queued_job() {
     assert!(!b.is_finished());
     assert!(b.cancel());
     assert!(b.is_finished());
-    assert_eq!(b.wait().unwrap_err(), EngineError::Cancelled);
+    assert!(matches!(b.wait().unwrap_err(), EngineError::Cancelled));
     assert!(
         !b.cancel(),
         "a second cancel reports the job was already over"
@@ -431,8 +431,9 @@ fn assert_partition_error(
         Err(EngineError::Partition {
             index: i,
             stage: s,
-            message,
+            source,
         }) => {
+            let message = source.to_string();
             assert_eq!((i, s), (index, stage), "{message}");
             assert!(
                 message.contains(text),
@@ -503,12 +504,12 @@ fn bad_submissions_are_typed_errors() {
     let mut opts = EngineOptions::small(1, 1, BIG);
     opts.queue_capacity = 1;
     let e = engine(opts, Arc::new(TestBackend::default()));
-    assert_eq!(
+    assert!(matches!(
         e.submit(JobSpec::new("nope", source(1, 1, Inject::None)))
             .unwrap_err(),
-        EngineError::UnknownCircuit("nope".into())
-    );
-    assert_eq!(e.submit(job(1, 0)).unwrap_err(), EngineError::EmptyJob);
+        EngineError::UnknownCircuit(id) if id == "nope"
+    ));
+    assert!(matches!(e.submit(job(1, 0)).unwrap_err(), EngineError::EmptyJob));
     // A circuit of another size than the registered parameters.
     let big = cuzk_synth::circuits::TinyCircuit {
         chain: 40,
@@ -525,7 +526,7 @@ fn bad_submissions_are_typed_errors() {
     }
     e.pause();
     let first = e.submit(job(1, 1)).unwrap();
-    assert_eq!(e.submit(job(2, 1)).unwrap_err(), EngineError::QueueFull(1));
+    assert!(matches!(e.submit(job(2, 1)).unwrap_err(), EngineError::QueueFull(1)));
     e.resume();
     first.wait().unwrap();
     e.submit(job(2, 1)).unwrap().wait().unwrap();
@@ -579,13 +580,13 @@ fn shutdown_fails_unfinished_jobs() {
     let a = e.submit(job(1, 2)).unwrap();
     let b = e.submit(job(2, 2)).unwrap();
     e.shutdown();
-    assert_eq!(a.wait().unwrap_err(), EngineError::ShutDown);
-    assert_eq!(
+    assert!(matches!(a.wait().unwrap_err(), EngineError::ShutDown));
+    assert!(matches!(
         b.wait_timeout(Duration::from_secs(60))
             .unwrap()
             .unwrap_err(),
         EngineError::ShutDown
-    );
+    ));
     assert!(!a.cancel());
 }
 

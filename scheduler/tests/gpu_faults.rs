@@ -12,9 +12,9 @@
 #![cfg(feature = "cuda")]
 
 use cuzk_gpu::fault::{self, Fault};
-use cuzk_gpu::{Device, DeviceBuffer};
+use cuzk_gpu::{Device, DeviceBuffer, GpuError};
 use cuzk_groth16::gpu::GpuBackend;
-use cuzk_groth16::{Backend, Parameters, ToxicWaste};
+use cuzk_groth16::{Backend, Groth16Error, Parameters, ToxicWaste};
 use cuzk_scheduler::{
     CircuitSource, Engine, EngineError, EngineOptions, JobOutput, JobSpec, Stage,
 };
@@ -61,6 +61,9 @@ fn assert_returned(what: &str, dev: &Device, baseline: u64) {
     );
 }
 
+/// `check_outcome`'s needle for a typed out-of-memory.
+const OUT_OF_MEMORY: &str = "<typed out-of-memory>";
+
 /// The job after a fault: an error from the stage the fault belongs to,
 /// or (a retry) proofs that verify.
 fn check_outcome(
@@ -71,10 +74,22 @@ fn check_outcome(
     needle: &str,
 ) {
     match r {
-        Err(EngineError::Partition { stage, message, .. }) => {
+        Err(EngineError::Partition { stage, source, .. }) => {
+            let message = source.to_string();
             eprintln!("{what}: failed in {stage}: {message}");
             assert_eq!(stage, expect, "{what}: {message}");
-            assert!(message.contains(needle), "{what}: {message}");
+            match needle {
+                // An allocation fault is the typed out-of-memory a caller
+                // matches, from the engine down to the GPU runtime.
+                OUT_OF_MEMORY => assert!(
+                    matches!(
+                        source.prover(),
+                        Some(Groth16Error::Gpu(GpuError::OutOfMemory { .. }))
+                    ),
+                    "{what}: not a typed out-of-memory: {source:?}"
+                ),
+                _ => assert!(message.contains(needle), "{what}: {message}"),
+            }
         }
         Err(other) => panic!("{what}: unexpected error {other}"),
         Ok(out) => {
@@ -124,6 +139,7 @@ fn device_faults_fail_their_job_cleanly_and_the_engine_keeps_serving() {
             );
             let (stage, needle) = match kind {
                 Fault::CorruptMsm => (Stage::Verify, "self-check"),
+                Fault::Alloc => (Stage::Gpu, OUT_OF_MEMORY),
                 _ => (Stage::Gpu, "injected"),
             };
             check_outcome(&what, &params, r, stage, needle);
@@ -141,12 +157,9 @@ fn device_faults_fail_their_job_cleanly_and_the_engine_keeps_serving() {
     let hog = DeviceBuffer::<u8>::alloc(&dev, hog_bytes).unwrap();
     let r = run(&e, 900);
     match &r {
-        Err(EngineError::Partition { stage, message, .. }) => {
-            eprintln!("real OOM: failed in {stage}: {message}");
-            assert!(
-                message.contains("memory") || message.contains("Memory"),
-                "real OOM: {message}"
-            );
+        Err(e @ EngineError::Partition { stage, source, .. }) => {
+            eprintln!("real OOM: failed in {stage}: {source}");
+            assert!(e.is_out_of_memory(), "real OOM: not typed: {source:?}");
         }
         Err(other) => panic!("real OOM: unexpected error {other}"),
         Ok(out) => assert!(all_verify(&params, out), "real OOM: wrong proof"),

@@ -1,11 +1,72 @@
-//! The device memory budget of a placement: what the bases, one partition
-//! in flight and one MSM's scratch take, and what is left for shifted
-//! copies of the H bases. The one place these sizes are computed.
+//! The device memory budget of a placement: how much a backend may use
+//! ([`DeviceBudget`]: the configured limit, never more than the card has
+//! free), what the bases, one partition in flight and one MSM's scratch
+//! take, what a set needs at the least ([`min_device_bytes`]), and what is
+//! left for shifted copies of the H bases. The one place these sizes are
+//! computed.
 
 use cuzk_field::{G1Affine, G2Affine};
 use cuzk_msm::gpu::Precomputed;
 
 use crate::params::Parameters;
+
+/// Device memory left unused for the CUDA context's own allocations and
+/// the stream-ordered pool's rounding.
+pub const DEVICE_MARGIN: u64 = 1 << 30;
+
+/// The device memory one backend may use: at most `limit` bytes in all
+/// (the configured memory limit, or what was free when the backend
+/// started, less [`DEVICE_MARGIN`]), and never more than is free now, so
+/// another process that takes memory later (a shared card) shrinks it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DeviceBudget {
+    /// Bytes this backend may hold in all.
+    pub limit: u64,
+    /// Free device bytes when the backend started (before its own use).
+    baseline_free: u64,
+    /// The card's memory.
+    pub total: u64,
+}
+
+impl DeviceBudget {
+    /// The budget of a backend starting now with `free` of `total` bytes
+    /// free and an optional configured `limit`.
+    pub fn new(limit: Option<u64>, free: u64, total: u64) -> Self {
+        let cap = free.saturating_sub(DEVICE_MARGIN);
+        DeviceBudget {
+            limit: limit.map_or(cap, |l| l.min(cap)),
+            baseline_free: free,
+            total,
+        }
+    }
+
+    /// Bytes still available to this backend when the device has `free`
+    /// bytes free: the limit less what it holds (free at start less free
+    /// now), and no more than `free` less the margin.
+    pub fn available(&self, free: u64) -> u64 {
+        let used = self.baseline_free.saturating_sub(free);
+        self.limit
+            .saturating_sub(used)
+            .min(free.saturating_sub(DEVICE_MARGIN))
+    }
+}
+
+/// The least device memory a placement of `params` needs, and what it is
+/// made of: every base set (the transient path uploads all five for a
+/// partition) and one partition's working set.
+pub fn min_device_bytes(params: &Parameters) -> (u64, String) {
+    let (b, w) = (bases_bytes(params), working_bytes(params, 1));
+    let gib = |x: u64| format!("{:.1} GiB", x as f64 / (1u64 << 30) as f64);
+    (
+        b.saturating_add(w),
+        format!(
+            "bases {}, one partition's H step {} and MSM scratch {}",
+            gib(b),
+            gib(partition_bytes(params)),
+            gib(msm_bytes(params))
+        ),
+    )
+}
 
 /// Bytes the bases of `params` take on the device.
 pub fn bases_bytes(params: &Parameters) -> u64 {
@@ -83,4 +144,32 @@ pub fn h_precomputed(params: &Parameters, free: u64) -> Option<Precomputed> {
         max = p.copies - 1;
     }
     None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_budget_is_the_limit_and_never_more_than_is_free() {
+        const G: u64 = 1 << 30;
+        // No limit: what was free at start, less the margin.
+        let b = DeviceBudget::new(None, 100 * G, 140 * G);
+        assert_eq!(b.limit, 99 * G);
+        assert_eq!(b.available(100 * G), 99 * G);
+        // 30 GiB used by this backend: 69 left.
+        assert_eq!(b.available(70 * G), 69 * G);
+        // A limit below what is free.
+        let b = DeviceBudget::new(Some(16 * G), 100 * G, 140 * G);
+        assert_eq!(b.available(100 * G), 16 * G);
+        assert_eq!(b.available(90 * G), 6 * G);
+        assert_eq!(b.available(80 * G), 0);
+        // Another process takes memory later: what is free bounds it.
+        assert_eq!(b.available(4 * G), 0);
+        let b = DeviceBudget::new(Some(16 * G), 100 * G, 140 * G);
+        assert_eq!(b.available(100 * G - 95 * G), 0);
+        // A limit above what is free is what is free.
+        let b = DeviceBudget::new(Some(64 * G), 24 * G, 140 * G);
+        assert_eq!(b.limit, 23 * G);
+    }
 }

@@ -45,12 +45,11 @@
 
 use std::sync::Arc;
 
-use cuzk_field::{G1Affine, G1Projective, G2Affine, G2Projective};
-use cuzk_gpu::{Device, GpuError, Stream};
+use cuzk_field::{Fr, G1Affine, G1Projective, G2Affine, G2Projective};
+use cuzk_gpu::{Device, DeviceBuffer, Stream};
 use cuzk_msm::gpu::{GpuBases, GpuPoint, Precomputed};
 use cuzk_msm::{classify, Classified, MsmError, Projective};
 use cuzk_ntt::gpu::GpuNtt;
-use cuzk_ntt::NttError;
 use cuzk_pinned_mem::SharedRegistration;
 use cuzk_spmv::gpu::DeviceR1cs;
 use cuzk_synth::compiled::CompiledR1cs;
@@ -64,7 +63,10 @@ use crate::params::Parameters;
 use crate::timings::Timings;
 
 mod budget;
-pub use budget::{bases_bytes, h_precomputed, msm_bytes, partition_bytes, working_bytes};
+pub use budget::{
+    bases_bytes, h_precomputed, min_device_bytes, msm_bytes, partition_bytes, working_bytes,
+    DeviceBudget, DEVICE_MARGIN,
+};
 
 /// Where a parameter set's bases live while proving.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -133,26 +135,14 @@ pub struct GpuBackend {
     /// The matrices of the recorded circuit deferred assignments were last
     /// proved with (uploaded on first use, replaced by another circuit's).
     r1cs: Mutex<Option<Arc<DeviceR1cs>>>,
-}
-
-fn gpu_err(e: GpuError) -> Groth16Error {
-    Groth16Error::Backend {
-        backend: "gpu".into(),
-        message: e.to_string(),
-    }
-}
-
-fn ntt_err(e: NttError) -> Groth16Error {
-    Groth16Error::Ntt(e.to_string())
-}
-
-fn msm_err(e: MsmError) -> Groth16Error {
-    Groth16Error::Msm(e.to_string())
+    /// The device memory this backend may use.
+    budget: DeviceBudget,
 }
 
 fn spmv_err(e: cuzk_spmv::SpmvError) -> Groth16Error {
     match e {
         cuzk_spmv::SpmvError::Compiled(c) => Groth16Error::Compiled(c),
+        cuzk_spmv::SpmvError::Gpu(g) => Groth16Error::Gpu(g),
         e => Groth16Error::Backend {
             backend: "gpu".into(),
             message: format!("spmv: {e}"),
@@ -163,9 +153,18 @@ fn spmv_err(e: cuzk_spmv::SpmvError) -> Groth16Error {
 impl GpuBackend {
     /// A backend on device `ordinal` (twiddle tables built now).
     pub fn new(ordinal: usize) -> Result<Self> {
-        let device = Device::new(ordinal).map_err(gpu_err)?;
-        let ntt = GpuNtt::for_device(&device).map_err(ntt_err)?;
-        let stream = Stream::new(&device).map_err(gpu_err)?;
+        Self::with_memory_limit(ordinal, None)
+    }
+
+    /// A backend on device `ordinal` that uses at most `limit` bytes of
+    /// device memory (`None`: what is free now, less [`DEVICE_MARGIN`];
+    /// never more than is free at any time, see [`DeviceBudget`]).
+    pub fn with_memory_limit(ordinal: usize, limit: Option<u64>) -> Result<Self> {
+        let device = Device::new(ordinal)?;
+        let (free, total) = device.mem_info()?;
+        let budget = DeviceBudget::new(limit, free, total);
+        let ntt = GpuNtt::for_device(&device)?;
+        let stream = Stream::new(&device)?;
         Ok(GpuBackend {
             device,
             ntt,
@@ -176,7 +175,20 @@ impl GpuBackend {
             depth: std::sync::atomic::AtomicUsize::new(1),
             residency: Residency::Auto,
             r1cs: Mutex::new(None),
+            budget,
         })
+    }
+
+    /// The device memory budget ([`DeviceBudget`]).
+    pub fn budget(&self) -> DeviceBudget {
+        self.budget
+    }
+
+    /// Device bytes this backend may still allocate: its limit less what
+    /// it holds, and no more than the device has free (0 when unreadable).
+    pub fn available(&self) -> u64 {
+        self.mem_info()
+            .map_or(0, |(free, _)| self.budget.available(free))
     }
 
     /// Sets how [`Backend::place`] places parameter sets (default
@@ -193,7 +205,7 @@ impl GpuBackend {
 
     /// Free and total device memory in bytes.
     pub fn mem_info(&self) -> Result<(u64, u64)> {
-        self.device.mem_info().map_err(gpu_err)
+        self.device.mem_info().map_err(Groth16Error::from)
     }
 
     /// Uploads `params`' bases once so every later partition proved against
@@ -224,9 +236,22 @@ impl GpuBackend {
         self.depth.store(1, std::sync::atomic::Ordering::Relaxed);
         self.unpin();
         let need = bases_bytes(params) + working_bytes(params, 1);
+        let free = self.available();
+        // Admission: a set this device cannot prove with at all is refused
+        // here, with what it needs, never by an allocation failing later.
+        let (least, detail) = min_device_bytes(params);
+        if least > free {
+            return Err(Groth16Error::DeviceTooSmall {
+                backend: self.name(),
+                need: least,
+                detail,
+                available: free,
+                limit: self.budget.limit,
+                total: self.budget.total,
+            });
+        }
         let mode = match mode {
             Residency::Auto => {
-                let (free, _) = self.mem_info()?;
                 if need <= free {
                     Residency::Resident
                 } else {
@@ -237,20 +262,8 @@ impl GpuBackend {
         };
         if mode == Residency::Resident {
             let _g = self.device_lock.lock();
-            let h_pre = self
-                .mem_info()
-                .ok()
-                .and_then(|(free, _)| h_precomputed(params, free));
-            let bases = self.upload(params, h_pre).map_err(|e| match e {
-                Groth16Error::Msm(m) => Groth16Error::Backend {
-                    backend: self.name(),
-                    message: format!(
-                        "uploading {:.1} GiB of bases failed ({m}); try transient residency",
-                        bases_bytes(params) as f64 / (1u64 << 30) as f64
-                    ),
-                },
-                e => e,
-            })?;
+            let h_pre = h_precomputed(params, self.available(), cuzk_gpu::tuning::Tuning::get().h_copies_cap);
+            let bases = self.upload(params, h_pre)?;
             *slot = Some(ResidentSet {
                 params: Arc::clone(key),
                 bases: Arc::new(bases),
@@ -258,8 +271,7 @@ impl GpuBackend {
             // Two partitions in flight (one's H step beside the other's
             // MSMs) only when both working sets fit beside the bases.
             // (An unreadable free-memory figure just means no pipelining.)
-            let free = self.mem_info().map_or(0, |(free, _)| free);
-            let depth = if free >= working_bytes(params, 2) {
+            let depth = if self.available() >= working_bytes(params, 2) {
                 2
             } else {
                 1
@@ -361,9 +373,9 @@ impl GpuBackend {
     /// Uploads the five base sets; the H bases with shifted copies when
     /// `h_pre` says so ([`h_precomputed`]).
     fn upload(&self, params: &Parameters, h_pre: Option<Precomputed>) -> Result<Bases> {
-        let up1 = |v: &[G1Affine]| GpuBases::upload(&self.device, v).map_err(msm_err);
+        let up1 = |v: &[G1Affine]| GpuBases::upload(&self.device, v).map_err(Groth16Error::from);
         let h = match h_pre {
-            Some(p) => GpuBases::upload_precomputed(&self.device, &params.h, p).map_err(msm_err)?,
+            Some(p) => GpuBases::upload_precomputed(&self.device, &params.h, p)?,
             None => up1(&params.h)?,
         };
         Ok(Bases {
@@ -371,7 +383,7 @@ impl GpuBackend {
             l: up1(&params.l)?,
             a: up1(&params.a)?,
             b_g1: up1(&params.b_g1)?,
-            b_g2: GpuBases::upload(&self.device, &params.b_g2).map_err(msm_err)?,
+            b_g2: GpuBases::upload(&self.device, &params.b_g2)?,
         })
     }
 
@@ -398,7 +410,7 @@ impl GpuBackend {
             return Ok(Arc::clone(d));
         }
         *slot = None; // free the old copy before allocating the new one
-        let stream = Stream::new(&self.device).map_err(gpu_err)?;
+        let stream = Stream::new(&self.device)?;
         let d = times
             .time("upload_r1cs", || DeviceR1cs::upload(&stream, rec))
             .map_err(spmv_err)?;
@@ -406,13 +418,43 @@ impl GpuBackend {
         *slot = Some(Arc::clone(&d));
         let depth = self.depth.load(std::sync::atomic::Ordering::Relaxed);
         // Buffers the H step keeps are working memory, free for this.
-        let free =
-            self.mem_info().map_or(0, |(free, _)| free) + self.ntt.buffers().held_bytes() as u64;
+        let free = self.available() + self.ntt.buffers().held_bytes() as u64;
         if depth > 1 && free < working_bytes(params, depth) {
             self.depth.store(1, std::sync::atomic::Ordering::Relaxed);
             self.keep_h_buffers(1, params);
         }
         Ok(d)
+    }
+
+    /// The witness of `pa` (inputs, aux) in device buffers from the H
+    /// step's pool. Aux in pooled page-locked memory (the engine's witness
+    /// buffers, [`GpuBackend::witness_alloc`]) goes up by DMA on a copy
+    /// stream of this call's own, with no CPU copy and no lock shared with
+    /// the other GPU worker, overlapping whatever kernels run meanwhile; it
+    /// has landed when this returns. Other memory goes through the NTT's
+    /// staging ring (a CPU copy into pinned chunks), enqueued ahead of the
+    /// backend stream's next work.
+    fn upload_witness(
+        &self,
+        pa: &ProvingAssignment,
+    ) -> Result<(DeviceBuffer<Fr>, DeviceBuffer<Fr>)> {
+        let pool = self.ntt.buffers();
+        if pa.aux_assignment.is_page_locked() {
+            // The copy stream writes the buffers first, so it is the one
+            // that waits for their previous users (the pool's events).
+            let copy = Stream::new(&self.device)?;
+            let mut inputs = pool.take(pa.input_assignment.len(), &copy)?;
+            let mut aux = pool.take(pa.aux_assignment.len(), &copy)?;
+            inputs.upload(&copy, &pa.input_assignment)?;
+            aux.upload(&copy, &pa.aux_assignment)?;
+            return Ok((inputs, aux));
+        }
+        let s = &self.stream;
+        let mut inputs = pool.take(pa.input_assignment.len(), s)?;
+        let mut aux = pool.take(pa.aux_assignment.len(), s)?;
+        self.ntt.upload(s, &mut inputs, &pa.input_assignment)?;
+        self.ntt.upload(s, &mut aux, &pa.aux_assignment)?;
+        Ok((inputs, aux))
     }
 
     /// The H step of a deferred assignment: the witness uploaded, a, b, c
@@ -426,44 +468,36 @@ impl GpuBackend {
         params: &Parameters,
         pa: &ProvingAssignment,
         times: &mut Timings,
-    ) -> Result<cuzk_gpu::DeviceBuffer<cuzk_field::Fr>> {
+    ) -> Result<DeviceBuffer<Fr>> {
         use cuzk_gpu::Event;
         let dev = self.device_r1cs(rec, params, times)?;
         let n = params.domain_size();
         let s = &self.stream;
         let pool = self.ntt.buffers();
-        let take = |len: usize| pool.take(len, s).map_err(gpu_err);
-        let mut inputs = take(pa.input_assignment.len())?;
-        let mut aux = take(pa.aux_assignment.len())?;
+        let take = |len: usize| pool.take(len, s).map_err(Groth16Error::from);
         let (mut a, mut b, mut c) = (take(n)?, take(n)?, take(n)?);
-        let ev = (0..4)
+        let ev = (0..3)
             .map(|_| Event::new(&self.device))
-            .collect::<std::result::Result<Vec<_>, _>>()
-            .map_err(gpu_err)?;
+            .collect::<std::result::Result<Vec<_>, _>>()?;
         let t = std::time::Instant::now();
-        ev[0].record(s).map_err(gpu_err)?;
-        self.ntt
-            .upload(s, &mut inputs, &pa.input_assignment)
-            .map_err(ntt_err)?;
-        self.ntt
-            .upload(s, &mut aux, &pa.aux_assignment)
-            .map_err(ntt_err)?;
-        ev[1].record(s).map_err(gpu_err)?;
+        // Returns once the witness is on the device (DMA) or its copies are
+        // enqueued ahead of `s`'s next work (staged): the host clock then
+        // measures the upload, the events the rest.
+        let (inputs, aux) = self.upload_witness(pa)?;
+        let up = t.elapsed();
+        ev[0].record(s)?;
         dev.evaluate(s, &inputs, &aux, [&mut a, &mut b, &mut c])
             .map_err(spmv_err)?;
-        ev[2].record(s).map_err(gpu_err)?;
-        self.ntt
-            .h_step_device(s, &mut a, &mut b, &mut c)
-            .map_err(ntt_err)?;
-        ev[3].record(s).map_err(gpu_err)?;
-        ev[3].synchronize().map_err(gpu_err)?;
+        ev[1].record(s)?;
+        self.ntt.h_step_device(s, &mut a, &mut b, &mut c)?;
+        ev[2].record(s)?;
+        ev[2].synchronize()?;
         let wall = t.elapsed();
         // A failed measurement reads as zero: a timing never fails a step
         // whose result is good.
         let ms = |i: usize, j: usize| f64::from(ev[i].elapsed_ms(&ev[j]).unwrap_or(0.0).max(0.0));
         let d = |m: f64| std::time::Duration::from_secs_f64(m / 1e3);
-        let (up, spmv) = (d(ms(0, 1)).min(wall), d(ms(1, 2)));
-        let spmv = spmv.min(wall.saturating_sub(up));
+        let spmv = d(ms(0, 1)).min(wall.saturating_sub(up));
         times.add_at("upload_z", t, up);
         times.add_at("spmv", t + up, spmv);
         times.add_at("ntt_h", t + up + spmv, wall.saturating_sub(up + spmv));
@@ -472,6 +506,20 @@ impl GpuBackend {
         }
         Ok(a)
     }
+}
+
+/// Idle page-locked witness buffers kept for reuse: four 32 GiB PoRep
+/// witnesses (4.2 GB each). The engine frees idle ones its host budget
+/// cannot hold beside the next partition.
+const WITNESS_IDLE_BYTES: u64 = 17 << 30;
+
+/// The page-locked witness buffers all GPU backends of the process share
+/// (registered portable: any device reads them).
+fn witness_pool() -> Arc<dyn cuzk_field::FrAlloc> {
+    static POOL: std::sync::OnceLock<Arc<cuzk_pinned_mem::WitnessPool>> =
+        std::sync::OnceLock::new();
+    POOL.get_or_init(|| cuzk_pinned_mem::WitnessPool::new(WITNESS_IDLE_BYTES))
+        .clone()
 }
 
 /// The zero/one/tail splits of one partition.
@@ -621,6 +669,10 @@ impl Backend for GpuBackend {
         true
     }
 
+    fn witness_alloc(&self) -> Option<Arc<dyn cuzk_field::FrAlloc>> {
+        Some(witness_pool())
+    }
+
     fn evaluate(
         &self,
         params: &Parameters,
@@ -686,7 +738,7 @@ impl Backend for GpuBackend {
                 let (coeffs, prof) = self
                     .ntt
                     .h_step_profiled(&self.stream, &abc[0], &abc[1], &abc[2])
-                    .map_err(ntt_err)?;
+                    ?;
                 let wall = t.elapsed();
                 let up = prof.upload.min(wall);
                 h_times.add_at("upload_abc", t, up);
@@ -698,7 +750,7 @@ impl Backend for GpuBackend {
             };
             let _g = self.device_lock.lock();
             let h = h_times.time("msm_h", || {
-                bases.h.msm_device_prefix(0, &coeffs, n_h).map_err(msm_err)
+                bases.h.msm_device_prefix(0, &coeffs, n_h).map_err(Groth16Error::from)
             });
             // The MSM has finished with the coefficients (it waits for its
             // result): back to the H step's pool.
@@ -715,7 +767,7 @@ impl Backend for GpuBackend {
             backend: self.name(),
             message: "the H step's thread panicked".into(),
         })??;
-        let (splits, classify_time) = splits.map_err(msm_err)?;
+        let (splits, classify_time) = splits?;
         // Classification ran beside the H path: only the part of it that
         // outlasted the H path adds to the partition's wall time.
         let extra = classify_time.saturating_sub(h_times.total());
@@ -735,18 +787,18 @@ impl Backend for GpuBackend {
         // G1 first (L, A, B), each half timed as one stage over the three
         // base sets; A's public inputs are dense and join the tails.
         let (bits, tails) = ("bitmap_sums", "tails");
-        let l = split_parts(&bases.l, &[(0, &splits.l)], timings, bits, tails).map_err(msm_err)?;
+        let l = split_parts(&bases.l, &[(0, &splits.l)], timings, bits, tails)?;
         let a_inputs = timings
             .time(tails, || bases.a.msm(0, &pa.input_assignment))
-            .map_err(msm_err)?;
+            ?;
         let a = a_inputs
             + split_parts(&bases.a, &[(ni, &splits.a_aux)], timings, bits, tails)
-                .map_err(msm_err)?;
+                ?;
         let b_parts = [(0, &splits.b_inputs), (nbi, &splits.b_aux)];
-        let b_g1 = split_parts(&bases.b_g1, &b_parts, timings, bits, tails).map_err(msm_err)?;
+        let b_g1 = split_parts(&bases.b_g1, &b_parts, timings, bits, tails)?;
         let b_g2: G2Projective =
             split_parts(&bases.b_g2, &b_parts, timings, "g2_bitmap_sums", "g2_tails")
-                .map_err(msm_err)?;
+                ?;
         // Joined before returning, so the memory is back before the
         // partition's reservation is. Only `drop` runs there; a panic in it
         // is not this proof's.

@@ -19,7 +19,7 @@ mod workers;
 pub use job::{JobId, JobOutput, JobSpec, PartitionTimes};
 
 use crate::config::EngineOptions;
-use crate::error::{EngineError, Stage};
+use crate::error::{EngineError, PartitionError, Stage};
 use crate::source::{estimate_partition_bytes, PartitionSource};
 use crate::srs::{place_all, CircuitEntry, SrsInfo};
 use crate::timeline::{EngineStats, Event, EventKind};
@@ -230,6 +230,9 @@ struct Inner {
     opts: EngineOptions,
     /// One backend per device, in `opts.devices` order.
     backends: Vec<Arc<dyn Backend>>,
+    /// Where synthesis puts witnesses: the backends' page-locked pool
+    /// when one offers it (its idle bytes count against the budget).
+    witness_alloc: Option<Arc<dyn cuzk_field::FrAlloc>>,
     state: Mutex<State>,
     synth_cv: Condvar,
     gpu_cv: Condvar,
@@ -266,8 +269,8 @@ fn stage_of(e: &Groth16Error) -> Stage {
     }
 }
 
-fn panic_message(p: Box<dyn std::any::Any + Send>) -> String {
-    format!("panicked: {}", cuzk_groth16::panic_message(&*p))
+fn panic_error(p: Box<dyn std::any::Any + Send>) -> PartitionError {
+    PartitionError::Panic(cuzk_groth16::panic_message(&*p))
 }
 
 impl Engine {
@@ -312,10 +315,12 @@ impl Engine {
             device_busy_since: vec![None; nd],
             ..State::default()
         };
+        let witness_alloc = backends.iter().find_map(|b| b.witness_alloc());
         let inner = Arc::new(Inner {
             events: opts.timeline.then(|| Mutex::new(Vec::new())),
             opts,
             backends,
+            witness_alloc,
             loading: Mutex::new(()),
             state: Mutex::new(state),
             synth_cv: Condvar::new(),
@@ -403,12 +408,12 @@ impl Engine {
         let t = Instant::now();
         // The decoded set is in host memory until it is placed: reserve it
         // (without waiting: loading is rare and bounded by the file).
-        let info = Parameters::inspect(path).map_err(|e| EngineError::Srs(e.to_string()))?;
+        let info = Parameters::inspect(path).map_err(|e| EngineError::Srs(Arc::new(e)))?;
         let transient = info.bytes as u64;
         self.inner.state.lock().reserve(transient);
         let loaded = Parameters::load_with_progress(path, mode, progress);
         self.inner.state.lock().release(transient);
-        let params = loaded.map_err(|e| EngineError::Srs(e.to_string()))?;
+        let params = loaded.map_err(|e| EngineError::Srs(Arc::new(e)))?;
         self.inner.install(
             id.to_string(),
             Some(path.to_path_buf()),

@@ -35,7 +35,7 @@ impl Inner {
         for index in 0..n {
             let shape = spec.source.shape(index).map_err(|e| EngineError::Shape {
                 index,
-                message: e.to_string(),
+                source: Arc::from(e),
             })?;
             // Catch a circuit/parameter mismatch before spending synthesis on it.
             if shape.domain_size() != domain || shape.num_inputs != inputs {
@@ -139,6 +139,14 @@ impl Inner {
         if st.reserved + need > self.opts.memory_budget {
             return Pick::Budget;
         }
+        // Idle witness buffers are host memory too: free what would not
+        // fit beside this partition (it may reuse one of the rest).
+        if let Some(a) = &self.witness_alloc {
+            let room = self.opts.memory_budget - st.reserved - need;
+            if a.idle_bytes() > room {
+                a.trim_to(room);
+            }
+        }
         for (oid, o) in st.jobs.iter_mut() {
             if *oid != id && eligible(o) {
                 o.skipped += 1;
@@ -199,10 +207,13 @@ impl Inner {
                     .worker(w)
                     .bytes(task.bytes),
             );
-            let res = match catch_unwind(AssertUnwindSafe(|| task.source.synthesize(task.index))) {
+            let alloc = self.witness_alloc.as_deref();
+            let res = match catch_unwind(AssertUnwindSafe(|| {
+                task.source.synthesize_in(task.index, alloc)
+            })) {
                 Ok(Ok(pa)) => Ok(pa),
-                Ok(Err(e)) => Err(e.to_string()),
-                Err(p) => Err(panic_message(p)),
+                Ok(Err(e)) => Err(PartitionError::Source(Arc::from(e))),
+                Err(p) => Err(panic_error(p)),
             };
             let t1 = Instant::now();
             let mut end = Event::new(self.secs(t1), EventKind::SynthEnd)
@@ -258,13 +269,13 @@ impl Inner {
                     st.release(task.bytes);
                     garbage.push(pa);
                 }
-                (Err(message), alive) => {
+                (Err(source), alive) => {
                     st.release(task.bytes);
                     if alive.is_some() {
                         let err = EngineError::Partition {
                             index: task.index,
                             stage: Stage::Synthesis,
-                            message,
+                            source,
                         };
                         garbage.extend(self.finish_job(&mut st, task.job, Err(err)));
                     }
@@ -367,8 +378,8 @@ impl Inner {
             }));
             let res = match res {
                 Ok(Ok(out)) => Ok(out),
-                Ok(Err(e)) => Err((stage_of(&e), e.to_string())),
-                Err(p) => Err((Stage::Gpu, panic_message(p))),
+                Ok(Err(e)) => Err((stage_of(&e), PartitionError::Prover(Arc::new(e)))),
+                Err(p) => Err((Stage::Gpu, panic_error(p))),
             };
             let g1 = res
                 .as_ref()
@@ -459,7 +470,7 @@ impl Inner {
                     self.complete_partition(&mut st, job, index, done);
                     Vec::new()
                 }
-                Err((stage, message)) => {
+                Err((stage, source)) => {
                     if st.jobs.contains_key(&job) {
                         self.finish_job(
                             &mut st,
@@ -467,7 +478,7 @@ impl Inner {
                             Err(EngineError::Partition {
                                 index,
                                 stage,
-                                message,
+                                source,
                             }),
                         )
                     } else {
