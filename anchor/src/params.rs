@@ -1,9 +1,12 @@
 //! One `.params` file per circuit and size, shared by both sides:
 //! `DIR/<circuit>-<log>.params` (`bench-24.params`, `sha-24.params`), found
-//! or generated (seeded test setup, bellperson's byte format).
+//! or generated (seeded test setup, bellperson's byte format) by the
+//! workspace's one test-parameter cache
+//! (`cuzk_scheduler::params::ensure_test_params`).
 
-use anyhow::{bail, Context, Result};
+use anyhow::{Context, Result};
 use cuzk_groth16::{Parameters, ToxicWaste};
+use cuzk_scheduler::params::{ensure_test_params, TestParams};
 use cuzk_synth::circuits::BenchCircuit;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
@@ -45,9 +48,8 @@ pub fn path_for(dir: &Path, kind: Circuit, log_size: u32) -> PathBuf {
 }
 
 /// Returns the parameter file for `circuit` (`2^log_size` constraints),
-/// generating and saving it first if it does not exist. An existing file is
-/// checked against the circuit's shape (header counts only), so a stale or
-/// foreign file is a clear error rather than a proof that fails to verify.
+/// generating and saving it first if it is absent or does not fit the
+/// circuit's shape (header counts only).
 pub fn ensure(
     dir: &Path,
     kind: Circuit,
@@ -56,25 +58,22 @@ pub fn ensure(
     setup_seed: u64,
 ) -> Result<PathBuf> {
     let path = path_for(dir, kind, log_size);
-    if path.exists() {
-        check(&path, log_size, circuit)?;
-        eprintln!("params: using {}", path.display());
-        return Ok(path);
-    }
-    eprintln!(
-        "params: {} not found, generating (seeded test setup, seed {setup_seed})",
-        path.display()
-    );
     let t = Instant::now();
-    let params = generate(circuit, setup_seed)?;
-    eprintln!(
-        "params: generated in {:.1} s, saving",
-        t.elapsed().as_secs_f64()
-    );
-    params
-        .save(&path)
-        .with_context(|| format!("saving {}", path.display()))?;
-    check(&path, log_size, circuit)?;
+    let made = ensure_test_params(&path, &circuit.expected_shape(), |unfit| {
+        match unfit {
+            None => eprintln!("params: {} not found", path.display()),
+            Some(why) => eprintln!("params: {} does not fit ({why})", path.display()),
+        }
+        eprintln!("params: generating (seeded test setup, seed {setup_seed})");
+        generate(circuit, setup_seed)
+    })?;
+    match made {
+        TestParams::Cached => eprintln!("params: using {}", path.display()),
+        _ => eprintln!(
+            "params: generated and saved in {:.1} s",
+            t.elapsed().as_secs_f64()
+        ),
+    }
     Ok(path)
 }
 
@@ -103,28 +102,6 @@ fn generate(circuit: BenchCircuit, setup_seed: u64) -> Result<Parameters> {
     }
     cuzk_groth16::generate_parameters(circuit, &toxic, Some(&progress))
         .context("generating parameters")
-}
-
-/// Compares the file's section counts with the circuit's shape.
-fn check(path: &Path, log_size: u32, circuit: BenchCircuit) -> Result<()> {
-    let info = Parameters::inspect(path).with_context(|| format!("reading {}", path.display()))?;
-    let shape = circuit.expected_shape();
-    let want_h = shape.num_constraints.next_power_of_two() - 1;
-    if info.ic != shape.num_inputs || info.h != want_h || info.l != shape.num_aux {
-        bail!(
-            "{} does not fit the circuit of 2^{} constraints: file has {} inputs, {} H and {} L points, \
-             the circuit needs {}, {} and {} (delete the file to regenerate it)",
-            path.display(),
-            log_size,
-            info.ic,
-            info.h,
-            info.l,
-            shape.num_inputs,
-            want_h,
-            shape.num_aux
-        );
-    }
-    Ok(())
 }
 
 #[cfg(feature = "cuda")]

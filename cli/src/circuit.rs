@@ -1,8 +1,8 @@
-//! The built-in circuits the CLI can prove, and where their test parameters live.
+//! The built-in circuits the CLI can prove.
 
 use anyhow::{bail, Context, Result};
 use cuzk_synth::circuits::{BenchCircuit, TinyCircuit};
-use std::path::PathBuf;
+use cuzk_synth::Shape;
 
 /// Which built-in circuit, at which size, with which witness seed.
 #[derive(clap::Args, Debug, Clone)]
@@ -51,6 +51,17 @@ impl CircuitArgs {
         }
     }
 
+    /// The shape every instance has (any seed): known without synthesizing
+    /// for the bench circuit, counted once otherwise.
+    pub fn shape(&self) -> Result<Shape> {
+        Ok(match self.circuit.as_str() {
+            "bench" => BenchCircuit::new(self.log_size, 0)
+                .map_err(|e| anyhow::anyhow!("{e}"))?
+                .expected_shape(),
+            _ => cuzk_synth::count_shape(self.build(0)?).context("counting the circuit's shape")?,
+        })
+    }
+
     /// The circuit with the witness for `seed`.
     pub fn build(&self, seed: u64) -> Result<Builtin> {
         self.validate()?;
@@ -69,22 +80,6 @@ impl CircuitArgs {
             }
         })
     }
-}
-
-/// The per-user directory for cached test parameters.
-pub fn param_cache(dir: Option<PathBuf>) -> Result<PathBuf> {
-    let d = match dir {
-        Some(d) => d,
-        None => match std::env::var_os("CUZK_PARAM_CACHE") {
-            Some(d) => PathBuf::from(d),
-            None => dirs::cache_dir()
-                .context("no cache directory on this system; pass --param-cache")?
-                .join("cuzk")
-                .join("params"),
-        },
-    };
-    std::fs::create_dir_all(&d).with_context(|| format!("cannot create {}", d.display()))?;
-    Ok(d)
 }
 
 impl bellpepper_core::Circuit<cuzk_field::Fr> for Builtin {

@@ -6,17 +6,21 @@
 //! loaded for it, turns a validated request ([`ProofInput`]) into a
 //! [`JobSpec`], and reads the engine's counters and timeline.
 
+#[cfg(feature = "filecoin")]
+mod filecoin;
+
 use crate::error::DaemonError;
-use cuzk_filecoin::compiled::{default_r1cs_dir, R1csCache};
+#[cfg(feature = "filecoin")]
 use cuzk_filecoin::{
-    C1Output, FilecoinError, PostInput, PostProofKind, PostType, PostVersion, SealProofKind,
-    SealVersion, SnapInput, SnapProofKind,
+    compiled::{default_r1cs_dir, R1csCache},
+    C1Output, PostInput, SnapInput,
 };
-use cuzk_groth16::{Backend, CheckMode, Parameters, ToxicWaste};
+use cuzk_groth16::{Backend, CheckMode, ToxicWaste};
+use cuzk_scheduler::params::{ensure_test_params, test_params_path};
 use cuzk_scheduler::{CircuitSource, Engine, EngineOptions, JobSpec, PartitionSource};
 use cuzk_synth::circuits::BenchCircuit;
 use parking_lot::Mutex;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -61,6 +65,7 @@ pub enum ProofInput {
     /// cuzk's benchmark circuit.
     Bench(BenchJob),
     /// PoRep C2 of a C1 output.
+    #[cfg(feature = "filecoin")]
     Porep {
         /// The parsed C1 output.
         c1: Arc<C1Output>,
@@ -68,6 +73,7 @@ pub enum ProofInput {
         circuit_id: String,
     },
     /// WinningPoSt, or one WindowPoSt partition, from vanilla proofs.
+    #[cfg(feature = "filecoin")]
     Post {
         /// The statement and vanilla proofs.
         input: Arc<PostInput>,
@@ -75,6 +81,7 @@ pub enum ProofInput {
         circuit_id: String,
     },
     /// A SnapDeals update from its vanilla partition proofs.
+    #[cfg(feature = "filecoin")]
     Snap {
         /// The statement and vanilla proofs.
         input: Arc<SnapInput>,
@@ -84,40 +91,11 @@ pub enum ProofInput {
 }
 
 impl ProofInput {
-    /// A PoRep input: the C1 output and the id of its parameters.
-    pub fn porep(c1: C1Output) -> Result<Self, DaemonError> {
-        let circuit_id = cuzk_filecoin::params_file_name(&c1.kind)
-            .map_err(|e| DaemonError::InvalidArgument(format!("POREP_SEAL_COMMIT: {e}")))?;
-        Ok(ProofInput::Porep {
-            c1: Arc::new(c1),
-            circuit_id,
-        })
-    }
-
-    /// A PoSt input: the statement and the id of its parameters.
-    pub fn post(input: PostInput) -> Result<Self, DaemonError> {
-        let circuit_id = cuzk_filecoin::post_params_file_name(&input.kind)
-            .map_err(|e| DaemonError::InvalidArgument(e.to_string()))?;
-        Ok(ProofInput::Post {
-            input: Arc::new(input),
-            circuit_id,
-        })
-    }
-
-    /// A SnapDeals input: the statement and the id of its parameters.
-    pub fn snap(input: SnapInput) -> Result<Self, DaemonError> {
-        let circuit_id = cuzk_filecoin::snap::snap_params_file_name(&input.kind)
-            .map_err(|e| DaemonError::InvalidArgument(format!("SNAP_DEALS_UPDATE: {e}")))?;
-        Ok(ProofInput::Snap {
-            input: Arc::new(input),
-            circuit_id,
-        })
-    }
-
     /// The id under which the input's parameters are registered.
     pub fn circuit_id(&self) -> String {
         match self {
             ProofInput::Bench(b) => bench_circuit_id(b.log_size),
+            #[cfg(feature = "filecoin")]
             ProofInput::Porep { circuit_id, .. }
             | ProofInput::Post { circuit_id, .. }
             | ProofInput::Snap { circuit_id, .. } => circuit_id.clone(),
@@ -133,37 +111,8 @@ fn bench_circuit_id(log_size: u32) -> String {
 enum CircuitKey {
     Bench(u32),
     /// A Filecoin parameter file by its standard name (`v28-…params`).
+    #[cfg(feature = "filecoin")]
     File(String),
-}
-
-/// Curio's short names for the sector sizes of its parameter-set ids
-/// (`porep-32g`, `wpost-32g`, `winning-32g`, `snap-32g`).
-const SIZE_SUFFIXES: [(&str, u64); 5] = [
-    ("2k", 2 << 10),
-    ("8m", 8 << 20),
-    ("512m", 512 << 20),
-    ("32g", 32 << 30),
-    ("64g", 64 << 30),
-];
-
-/// The standard parameter file name of one of Curio's ids.
-fn curio_id_file(id: &str) -> Option<Result<String, FilecoinError>> {
-    let (kind, size) = id.split_once('-')?;
-    let size = SIZE_SUFFIXES.iter().find(|(s, _)| *s == size)?.1;
-    // Curio's ids name the sector size; the network's proofs are PoRep
-    // V1_1 and WindowPoSt V1_2.
-    Some(match kind {
-        "porep" => SealProofKind::new(size, SealVersion::V1_1)
-            .and_then(|k| cuzk_filecoin::params_file_name(&k)),
-        "wpost" => PostProofKind::new(PostType::Window, size, PostVersion::V1_2)
-            .and_then(|k| cuzk_filecoin::post_params_file_name(&k)),
-        "winning" => PostProofKind::new(PostType::Winning, size, PostVersion::V1)
-            .and_then(|k| cuzk_filecoin::post_params_file_name(&k)),
-        "snap" => {
-            SnapProofKind::new(size).and_then(|k| cuzk_filecoin::snap::snap_params_file_name(&k))
-        }
-        _ => return None,
-    })
 }
 
 fn parse_circuit_id(id: &str, bench_max: u32) -> Result<CircuitKey, DaemonError> {
@@ -178,16 +127,16 @@ fn parse_circuit_id(id: &str, bench_max: u32) -> Result<CircuitKey, DaemonError>
         }
         return Ok(CircuitKey::Bench(k));
     }
-    if let Some(file) = curio_id_file(id) {
-        return file
-            .map(CircuitKey::File)
-            .map_err(|e| DaemonError::InvalidArgument(e.to_string()));
+    #[cfg(feature = "filecoin")]
+    if let Some(file) = filecoin::params_file(id) {
+        return file.map(CircuitKey::File);
     }
-    if id.starts_with("v28-") && id.ends_with(".params") && !id.contains('/') {
-        return Ok(CircuitKey::File(id.to_string()));
-    }
+    #[cfg(feature = "filecoin")]
+    let others = filecoin::KNOWN_IDS;
+    #[cfg(not(feature = "filecoin"))]
+    let others = "; this daemon is built without the Filecoin proofs";
     Err(DaemonError::NotFound(format!(
-        "circuit '{id}' (known: bench-k10 .. bench-k{bench_max}; porep-, wpost-, winning-, snap- with 2k, 8m, 512m, 32g, 64g; a v28-….params file name)"
+        "circuit '{id}' (known: bench-k10 .. bench-k{bench_max}{others})"
     )))
 }
 
@@ -252,11 +201,13 @@ pub struct Submitted {
 /// The engine plus the parameter sets registered with it.
 pub struct EngineHost {
     engine: Engine,
-    param_cache: PathBuf,
-    porep_params: PathBuf,
+    test_params: PathBuf,
+    #[cfg(feature = "filecoin")]
+    filecoin_params: PathBuf,
     /// PoRep and SnapDeals circuits recorded once (`$CUZK_R1CS_CACHE`):
     /// partitions are synthesized witness-only plus an SpMV (same proofs as
     /// the classic synthesis); the first job of a proof type records it.
+    #[cfg(feature = "filecoin")]
     r1cs: R1csCache,
     bench_max_log_size: u32,
     /// Held while a bench parameter file is generated, so concurrent first
@@ -270,30 +221,34 @@ impl std::fmt::Debug for EngineHost {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("EngineHost")
             .field("engine", &self.engine)
-            .field("param_cache", &self.param_cache)
+            .field("test_params", &self.test_params)
             .finish()
     }
 }
 
 impl EngineHost {
     /// Starts an engine with one backend per device of `opts.devices`.
-    /// Bench parameters live in `param_cache`, Filecoin's v28 files in
-    /// `porep_params`. The timeline is always on: the daemon reads it to
-    /// know when a job starts running, and takes it regularly so it never
-    /// grows.
+    /// The bench circuit's test parameters live in `test_params`, Filecoin's
+    /// v28 files in `filecoin_params` (see `cuzk_scheduler::params`). The
+    /// timeline is always on: the daemon reads it to know when a job starts
+    /// running, and takes it regularly so it never grows.
     pub fn start(
         mut opts: EngineOptions,
         backends: Vec<Arc<dyn Backend>>,
-        param_cache: PathBuf,
-        porep_params: PathBuf,
+        test_params: PathBuf,
+        filecoin_params: PathBuf,
         bench_max_log_size: u32,
     ) -> Result<Self, DaemonError> {
         opts.timeline = true;
         let engine = Engine::new(opts, backends)?;
+        #[cfg(not(feature = "filecoin"))]
+        let _ = filecoin_params;
         Ok(Self {
             engine,
-            param_cache,
-            porep_params,
+            test_params,
+            #[cfg(feature = "filecoin")]
+            filecoin_params,
+            #[cfg(feature = "filecoin")]
             r1cs: R1csCache::new(default_r1cs_dir()),
             bench_max_log_size,
             generating: Mutex::new(()),
@@ -356,20 +311,12 @@ impl EngineHost {
                 }
                 (circuit_id.to_string(), self.bench_params(circuit_id, k)?)
             }
+            #[cfg(feature = "filecoin")]
             CircuitKey::File(file) => {
                 if self.engine.has_circuit(&file) {
                     return Ok(None);
                 }
-                let path = self.porep_params.join(&file);
-                if !path.is_file() {
-                    return Err(DaemonError::Params {
-                        circuit: circuit_id.to_string(),
-                        message: format!(
-                            "missing parameter file {} (set [srs] param_cache or FIL_PROOFS_PARAMETER_CACHE to the directory of the v28 .params files)",
-                            path.display()
-                        ),
-                    });
-                }
+                let path = self.filecoin_params_file(circuit_id, &file)?;
                 (file, path)
             }
         };
@@ -400,6 +347,7 @@ impl EngineHost {
     pub fn evict(&self, circuit_id: &str) -> Result<Option<u64>, DaemonError> {
         let circuit_id = match parse_circuit_id(circuit_id, self.bench_max_log_size)? {
             CircuitKey::Bench(_) => circuit_id.to_string(),
+            #[cfg(feature = "filecoin")]
             CircuitKey::File(file) => file,
         };
         let circuit_id = circuit_id.as_str();
@@ -421,27 +369,24 @@ impl EngineHost {
     }
 
     /// The file of the bench circuit's test parameters at 2^k in the
-    /// parameter cache, generated on first use (the name `cuzk bench` uses).
+    /// test-parameter directory, generated on first use (the file
+    /// `cuzk bench` uses).
     fn bench_params(&self, id: &str, k: u32) -> Result<PathBuf, DaemonError> {
         let err = |message: String| DaemonError::Params {
             circuit: id.to_string(),
             message,
         };
-        std::fs::create_dir_all(&self.param_cache)
-            .map_err(|e| err(format!("cannot create {}: {e}", self.param_cache.display())))?;
-        let path = self.param_cache.join(format!("{id}-setup0.params"));
-        let _one = self.generating.lock();
-        if let Ok(info) = Parameters::inspect(&path) {
-            if info.domain_size() == 1 << k {
-                return Ok(path);
-            }
-            tracing::warn!(path = %path.display(), "cached parameters have the wrong size; regenerating");
-        }
-        tracing::warn!(path = %path.display(), "generating TEST parameters for the bench circuit (known seed: not for production)");
         let c = BenchCircuit::new(k, 0).map_err(|e| err(e.to_string()))?;
-        let p = cuzk_groth16::generate_parameters(c, &ToxicWaste::from_seed(0), None)
-            .map_err(|e| err(format!("generation failed: {e}")))?;
-        save_params(&p, &path).map_err(err)?;
+        let path = test_params_path(&self.test_params, id, 0);
+        let _one = self.generating.lock();
+        ensure_test_params(&path, &c.expected_shape(), |unfit| {
+            if let Some(why) = unfit {
+                tracing::warn!(path = %path.display(), why, "cached parameters do not fit; regenerating");
+            }
+            tracing::warn!(path = %path.display(), "generating TEST parameters for the bench circuit (known seed: not for production)");
+            cuzk_groth16::generate_parameters(c, &ToxicWaste::from_seed(0), None)
+        })
+        .map_err(|e| err(e.to_string()))?;
         Ok(path)
     }
 
@@ -450,50 +395,10 @@ impl EngineHost {
     pub fn submit(&self, input: &ProofInput, priority: i32) -> Result<Submitted, DaemonError> {
         let circuit_id = input.circuit_id();
         let mut srs_load = self.preload(&circuit_id)?.unwrap_or_default();
-        // No constraint check on the worker: the engine verifies every
-        // partition proof before returning it, which bad input fails.
-        let map = |what: &str, e: FilecoinError| match e {
-            FilecoinError::MissingParams { .. } | FilecoinError::ParamsMismatch { .. } => {
-                DaemonError::Params {
-                    circuit: circuit_id.clone(),
-                    message: e.to_string(),
-                }
-            }
-            other => DaemonError::InvalidArgument(format!("{what}: {other}")),
-        };
         let source: Arc<dyn PartitionSource> = match input {
-            ProofInput::Porep { c1, .. } => {
-                let map = |e| map("POREP_SEAL_COMMIT", e);
-                // Missing parameters are reported before a first recording.
-                cuzk_filecoin::locate_params(&c1.kind, &self.porep_params).map_err(map)?;
-                let r1cs =
-                    record_ready(self.r1cs.porep(&c1.kind, Some(&self.engine)).map_err(map)?);
-                let job =
-                    cuzk_filecoin::porep::porep_job(c1, &self.porep_params, false, Some(&r1cs))
-                        .map_err(map)?;
-                job.source
-            }
-            ProofInput::Post { input, .. } => {
-                let what = match input.kind.typ {
-                    PostType::Winning => "WINNING_POST",
-                    PostType::Window => "WINDOW_POST_PARTITION",
-                };
-                cuzk_filecoin::post::post_job(input, &self.porep_params, false)
-                    .map_err(|e| map(what, e))?
-                    .source
-            }
-            ProofInput::Snap { input, .. } => {
-                let map = |e| map("SNAP_DEALS_UPDATE", e);
-                cuzk_filecoin::snap::locate_snap_params(&input.kind, &self.porep_params)
-                    .map_err(map)?;
-                let r1cs = record_ready(
-                    self.r1cs
-                        .snap(&input.kind, Some(&self.engine))
-                        .map_err(map)?,
-                );
-                cuzk_filecoin::snap::snap_job(input, &self.porep_params, false, Some(&r1cs))
-                    .map_err(map)?
-                    .source
+            #[cfg(feature = "filecoin")]
+            ProofInput::Porep { .. } | ProofInput::Post { .. } | ProofInput::Snap { .. } => {
+                self.filecoin_source(input, &circuit_id)?
             }
             &ProofInput::Bench(b) => {
                 let shape = BenchCircuit::new(b.log_size, 0)
@@ -554,37 +459,4 @@ impl EngineHost {
             })
             .collect()
     }
-}
-
-/// Writes `p` under a name of this process's own, then renames it into
-/// place: another process generating the same file at the same time (a
-/// second daemon, `cuzk bench`) can never leave a mixed file.
-fn save_params(p: &Parameters, path: &Path) -> Result<(), String> {
-    let own = path.with_extension(format!("params.{}.partial", std::process::id()));
-    p.save(&own)
-        .map_err(|e| format!("cannot write {}: {e}", own.display()))?;
-    std::fs::rename(&own, path).map_err(|e| {
-        let _ = std::fs::remove_file(&own);
-        format!("cannot rename {} to {}: {e}", own.display(), path.display())
-    })
-}
-
-/// Logs how a circuit's record was obtained (a load or a recording; a hit
-/// in memory says nothing) and returns it.
-fn record_ready(
-    (r1cs, report): (
-        Arc<cuzk_synth::compiled::CompiledR1cs>,
-        Option<cuzk_filecoin::compiled::R1csReport>,
-    ),
-) -> Arc<cuzk_synth::compiled::CompiledR1cs> {
-    if let Some(rep) = report {
-        tracing::info!(
-            path = %rep.path.display(),
-            recorded = rep.recorded,
-            replaced = ?rep.replaced,
-            seconds = rep.elapsed.as_secs_f64(),
-            "circuit record ready"
-        );
-    }
-    r1cs
 }

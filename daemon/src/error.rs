@@ -12,6 +12,10 @@ pub enum DaemonError {
     /// zero sector size, ...).
     #[error("invalid request: {0}")]
     InvalidArgument(String),
+    /// A proof kind this build does not prove (the Filecoin kinds without
+    /// the `filecoin` feature).
+    #[error("unimplemented: {0}")]
+    Unimplemented(String),
     /// A job id or circuit id the daemon does not know.
     #[error("not found: {0}")]
     NotFound(String),
@@ -64,6 +68,7 @@ impl From<DaemonError> for tonic::Status {
         let msg = e.to_string();
         match e {
             DaemonError::InvalidArgument(_) => Status::invalid_argument(msg),
+            DaemonError::Unimplemented(_) => Status::unimplemented(msg),
             DaemonError::NotFound(_) => Status::not_found(msg),
             DaemonError::Conflict(_) => Status::already_exists(msg),
             DaemonError::ShuttingDown => Status::unavailable(msg),

@@ -8,12 +8,13 @@ use crate::jobs::{Fingerprint, Kind};
 use crate::pb;
 use std::hash::{Hash, Hasher};
 
+#[cfg(feature = "filecoin")]
+mod filecoin;
+
 /// Longest request_id accepted (Curio's are ~30 bytes).
 const MAX_REQUEST_ID: usize = 256;
 /// Most partitions of one bench job.
 const MAX_BENCH_PARTITIONS: usize = 64;
-/// Sector sizes Filecoin proofs exist for.
-const SECTOR_SIZES: [u64; 5] = [2 << 10, 8 << 20, 512 << 20, 32 << 30, 64 << 30];
 
 /// The engine priorities of the four proto levels. CRITICAL is far above
 /// the others so that aging (one level per `aging` partitions waited) can
@@ -76,9 +77,19 @@ pub fn check(
     };
     let input = match kind {
         Kind::Bench => ProofInput::Bench(bench(req, bench_max_log_size)?),
-        Kind::PorepSealCommit => porep(req)?,
-        Kind::WinningPost | Kind::WindowPostPartition => post(req, kind)?,
-        Kind::SnapDealsUpdate => snap(req)?,
+        #[cfg(feature = "filecoin")]
+        Kind::PorepSealCommit => filecoin::porep(req)?,
+        #[cfg(feature = "filecoin")]
+        Kind::WinningPost | Kind::WindowPostPartition => filecoin::post(req, kind)?,
+        #[cfg(feature = "filecoin")]
+        Kind::SnapDealsUpdate => filecoin::snap(req)?,
+        #[cfg(not(feature = "filecoin"))]
+        _ => {
+            return Err(DaemonError::Unimplemented(format!(
+                "{}: this daemon is built without the Filecoin proofs",
+                kind.name()
+            )))
+        }
     };
     Ok(Checked {
         kind,
@@ -107,129 +118,6 @@ fn bench(req: &pb::SubmitProofRequest, max: u32) -> Result<BenchJob, DaemonError
         )));
     }
     Ok(b)
-}
-
-/// A PoRep request: a Filecoin sector size, and a C1 output (Curio's
-/// `{"SectorNum", "Phase1Out", "SectorSize"}` wrapper or filecoin-proofs'
-/// JSON) that agrees with it, with the sector number and with the
-/// registered proof type when those are given.
-fn porep(req: &pb::SubmitProofRequest) -> Result<ProofInput, DaemonError> {
-    if req.sector_size == 0 {
-        return Err(invalid("POREP_SEAL_COMMIT: sector_size is 0"));
-    }
-    if !SECTOR_SIZES.contains(&req.sector_size) {
-        return Err(invalid(format!(
-            "POREP_SEAL_COMMIT: sector_size {} is not a Filecoin sector size (2KiB, 8MiB, 512MiB, 32GiB, 64GiB)",
-            req.sector_size
-        )));
-    }
-    if req.vanilla_proof.is_empty() {
-        return Err(invalid(
-            "POREP_SEAL_COMMIT: vanilla_proof (the C1 output) is empty",
-        ));
-    }
-    let c1 = cuzk_filecoin::parse_c1(&req.vanilla_proof, Some(req.sector_size)).map_err(|e| {
-        invalid(format!(
-            "POREP_SEAL_COMMIT: vanilla_proof is not a C1 output: {e}"
-        ))
-    })?;
-    if let Some(n) = c1.sector_num {
-        if req.sector_number != 0 && n != req.sector_number {
-            return Err(invalid(format!(
-                "POREP_SEAL_COMMIT: sector_number {} but the C1 output is for sector {n}",
-                req.sector_number
-            )));
-        }
-    }
-    // 0 is also StackedDrg2KiBV1, so only a non-zero id is checked.
-    if req.registered_proof != 0 && c1.kind.registered_id() != req.registered_proof {
-        return Err(invalid(format!(
-            "POREP_SEAL_COMMIT: registered_proof {} but the C1 output is {:?} (id {})",
-            req.registered_proof,
-            c1.kind,
-            c1.kind.registered_id()
-        )));
-    }
-    ProofInput::porep(c1)
-}
-
-/// The size a request's `sector_size` names, checked against the
-/// registered proof type's.
-fn sector_size(what: &str, req: &pb::SubmitProofRequest, of_type: u64) -> Result<(), DaemonError> {
-    if req.sector_size != 0 && req.sector_size != of_type {
-        return Err(invalid(format!(
-            "{what}: sector_size {} but registered_proof {} is for {of_type}-byte sectors",
-            req.sector_size, req.registered_proof
-        )));
-    }
-    Ok(())
-}
-
-fn commitment(what: &str, field: &str, b: &[u8]) -> Result<[u8; 32], DaemonError> {
-    <[u8; 32]>::try_from(b)
-        .map_err(|_| invalid(format!("{what}: {field} is {} bytes, not 32", b.len())))
-}
-
-/// A PoSt request: the registered proof type (go-state-types' number),
-/// 32 bytes of randomness, the miner, the vanilla proofs (one per sector,
-/// bincode as filecoin-proofs-api's `generate_single_vanilla_proof` returns
-/// them) and, for WindowPoSt, the partition.
-fn post(req: &pb::SubmitProofRequest, kind: Kind) -> Result<ProofInput, DaemonError> {
-    let what = kind.name();
-    let pk = cuzk_filecoin::PostProofKind::from_registered_id(req.registered_proof)
-        .map_err(|e| invalid(format!("{what}: {e}")))?;
-    let want = match kind {
-        Kind::WinningPost => cuzk_filecoin::PostType::Winning,
-        _ => cuzk_filecoin::PostType::Window,
-    };
-    if pk.typ != want {
-        return Err(invalid(format!(
-            "{what}: registered_proof {} is {}, not a {want:?}PoSt proof type",
-            req.registered_proof,
-            pk.api_name()
-        )));
-    }
-    sector_size(what, req, pk.sector_size)?;
-    let mut randomness = commitment(what, "randomness", &req.randomness)?;
-    // As Lotus and Curio do before calling filecoin-ffi: the chain's
-    // randomness made a canonical field element.
-    randomness[31] &= 0x3f;
-    if req.vanilla_proofs.is_empty() {
-        return Err(invalid(format!("{what}: vanilla_proofs is empty")));
-    }
-    let prover_id = cuzk_filecoin::parse_prover_id(&format!("f0{}", req.miner_id))
-        .map_err(|e| invalid(format!("{what}: miner_id: {e}")))?;
-    ProofInput::post(cuzk_filecoin::PostInput {
-        kind: pk,
-        randomness,
-        prover_id,
-        vanilla_proofs: req.vanilla_proofs.clone(),
-        partition: (kind == Kind::WindowPostPartition).then_some(req.partition_index as usize),
-    })
-}
-
-/// A SnapDeals request: the registered update proof type (0 = 2 KiB …
-/// 4 = 64 GiB), the three commitments and one vanilla proof per
-/// partition (bincode as `generate_partition_proofs` returns them).
-fn snap(req: &pb::SubmitProofRequest) -> Result<ProofInput, DaemonError> {
-    let what = "SNAP_DEALS_UPDATE";
-    // 0 is also 2 KiB: with a sector size given, that decides.
-    let sk = match (req.registered_proof, req.sector_size) {
-        (0, s) if s != 0 => cuzk_filecoin::SnapProofKind::new(s),
-        (id, _) => cuzk_filecoin::SnapProofKind::from_registered_id(id),
-    }
-    .map_err(|e| invalid(format!("{what}: {e}")))?;
-    sector_size(what, req, sk.sector_size)?;
-    if req.vanilla_proofs.is_empty() {
-        return Err(invalid(format!("{what}: vanilla_proofs is empty")));
-    }
-    ProofInput::snap(cuzk_filecoin::SnapInput {
-        kind: sk,
-        comm_r_old: commitment(what, "comm_r_old", &req.comm_r_old)?,
-        comm_r_new: commitment(what, "comm_r_new", &req.comm_r_new)?,
-        comm_d_new: commitment(what, "comm_d_new", &req.comm_d_new)?,
-        vanilla_proofs: req.vanilla_proofs.clone(),
-    })
 }
 
 /// A hash of everything that defines the proof (not the priority: a retry
@@ -264,6 +152,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg(feature = "filecoin")]
     fn priorities_are_ordered_and_critical_is_out_of_aging_reach() {
         use pb::Priority::*;
         assert!(engine_priority(Critical) > engine_priority(High));
@@ -307,6 +196,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg(feature = "filecoin")]
     fn malformed_requests() {
         let mut r = pb::SubmitProofRequest {
             proof_kind: 77,
@@ -335,6 +225,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg(feature = "filecoin")]
     fn post_and_snap_requests_are_checked() {
         let msg = |r: &pb::SubmitProofRequest| check(r, 20).unwrap_err().to_string();
         let mut w = pb::SubmitProofRequest {

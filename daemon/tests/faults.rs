@@ -14,7 +14,7 @@ use std::time::Duration;
 fn curio_wrapper(sector: u64) -> Vec<u8> {
     use base64::Engine as _;
     let kind = cuzk_filecoin::SealProofKind::new(2048, cuzk_filecoin::SealVersion::V1_1).unwrap();
-    let c1 = cuzk_filecoin::bench_c1::random_c1(&kind, 1).unwrap();
+    let c1 = cuzk_filecoin_tools::bench_c1::random_c1(&kind, 1).unwrap();
     let inner = serde_json::to_vec(&c1.body).unwrap();
     serde_json::to_vec(&serde_json::json!({
         "SectorNum": sector,

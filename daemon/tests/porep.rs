@@ -13,7 +13,8 @@ mod common;
 
 use common::{Harness, S};
 use cuzk_daemon::pb;
-use cuzk_filecoin::{testdata, verify_c2, SealProofKind, SealVersion};
+use cuzk_filecoin::{verify_c2, SealProofKind, SealVersion};
+use cuzk_filecoin_tools::testdata;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 #[ignore = "generates 2 KiB Groth16 parameters on first run (~15 min); cached afterwards"]

@@ -9,11 +9,11 @@ mod common;
 
 use common::{Harness, S};
 use cuzk_daemon::pb;
-use cuzk_filecoin::testdata;
 use cuzk_filecoin::{
     verify_post, verify_snap, PostProofKind, PostType, PostVersion, SealProofKind, SealVersion,
     SnapProofKind,
 };
+use cuzk_filecoin_tools::testdata;
 
 const SIZE: u64 = 2048;
 

@@ -19,8 +19,9 @@
 
 use crate::c1::SealProofKind;
 use crate::error::{proofs, FilecoinError, Result};
-use crate::porep::{params_file_name, with_tree};
-use crate::snap::{blank_circuit, snap_params_file_name, SnapProofKind};
+use crate::params::ProofKind;
+use crate::snap::{blank_circuit, SnapProofKind};
+use crate::with_tree;
 use cuzk_scheduler::{Engine, HostHold};
 use cuzk_synth::compiled::{CompiledR1cs, StoreError};
 use filecoin_hashers::poseidon::PoseidonHasher;
@@ -99,7 +100,7 @@ impl R1csCache {
         kind: &SealProofKind,
         engine: Option<&Engine>,
     ) -> Result<(Arc<CompiledR1cs>, Option<R1csReport>)> {
-        let name = params_file_name(kind)?;
+        let name = ProofKind::Porep(*kind).params_file_name()?;
         self.get(&name, "porep", engine, || record_porep(kind))
     }
 
@@ -109,7 +110,7 @@ impl R1csCache {
         kind: &SnapProofKind,
         engine: Option<&Engine>,
     ) -> Result<(Arc<CompiledR1cs>, Option<R1csReport>)> {
-        let name = snap_params_file_name(kind)?;
+        let name = ProofKind::Snap(*kind).params_file_name()?;
         self.get(&name, "snap", engine, || record_snap(kind))
     }
 

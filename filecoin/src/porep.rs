@@ -5,8 +5,9 @@
 use crate::c1::{format_size, C1Output, C1Public, SealProofKind};
 use crate::error::{proofs, FilecoinError, Result};
 use crate::job::{circuit_job, run_job, ProofJob, ProofOutput};
+use crate::params::{locate, use_param_dir};
 use cuzk_field::Fr;
-use cuzk_groth16::{ParamsInfo, Proof};
+use cuzk_groth16::Proof;
 use cuzk_scheduler::Engine;
 use cuzk_synth::{
     compiled::{CompiledR1cs, Witness},
@@ -14,114 +15,38 @@ use cuzk_synth::{
 };
 use filecoin_hashers::{Domain, Hasher};
 use filecoin_proofs::{
-    as_safe_commitment, parameters::setup_params, DefaultPieceDomain, DefaultPieceHasher,
-    PoRepConfig, SealCommitPhase1Output,
+    as_safe_commitment,
+    parameters::{public_params, setup_params},
+    DefaultPieceDomain, DefaultPieceHasher, PoRepConfig, SealCommitPhase1Output,
 };
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use storage_proofs_core::{
     compound_proof::{self, CompoundProof},
     merkle::{MerkleProofTrait, MerkleTreeTrait},
-    parameter_cache::parameter_id,
 };
 use storage_proofs_porep::stacked::{self, StackedCircuit, StackedCompound, StackedDrg};
 
-/// Calls `$f::<Tree>(args…)` with the Merkle tree shape of a sector size.
+/// Calls `$f::<Tree>(args…)` with the Merkle tree shape of a sector size
+/// (a `Result`; an unregistered size is [`FilecoinError::SectorSize`]).
 /// 2 KiB, 8 MiB and 512 MiB share one shape (8-ary base tree only).
+///
+/// [`FilecoinError::SectorSize`]: crate::FilecoinError::SectorSize
+#[macro_export]
 macro_rules! with_tree {
     ($size:expr, $f:ident ( $($arg:expr),* $(,)? )) => {
         match $size {
-            s if s == 1 << 11 || s == 1 << 23 || s == 1 << 29 => $f::<filecoin_proofs::SectorShape2KiB>($($arg),*),
-            s if s == 1 << 35 => $f::<filecoin_proofs::SectorShape32GiB>($($arg),*),
-            s if s == 1 << 36 => $f::<filecoin_proofs::SectorShape64GiB>($($arg),*),
+            s if s == 1 << 11 || s == 1 << 23 || s == 1 << 29 => $f::<$crate::porep::tree::SectorShape2KiB>($($arg),*),
+            s if s == 1 << 35 => $f::<$crate::porep::tree::SectorShape32GiB>($($arg),*),
+            s if s == 1 << 36 => $f::<$crate::porep::tree::SectorShape64GiB>($($arg),*),
             s => Err($crate::error::FilecoinError::SectorSize(format!("{} is not a registered PoRep sector size", $crate::c1::format_size(s)))),
         }
     };
 }
-pub(crate) use with_tree;
 
-/// The default parameter directory of filecoin-proofs.
-pub const DEFAULT_PARAM_DIR: &str = "/var/tmp/filecoin-proof-parameters";
-
-/// Where the `.params` files are: the command-line flag, else the
-/// configuration file's `param_cache`, else `FIL_PROOFS_PARAMETER_CACHE`,
-/// else filecoin-proofs' default ([`DEFAULT_PARAM_DIR`]).
-pub fn resolve_param_dir(flag: Option<&Path>, config: Option<&Path>) -> PathBuf {
-    if let Some(p) = flag.or(config) {
-        return p.to_path_buf();
-    }
-    match std::env::var_os("FIL_PROOFS_PARAMETER_CACHE") {
-        Some(v) if !v.is_empty() => PathBuf::from(v),
-        _ => PathBuf::from(DEFAULT_PARAM_DIR),
-    }
-}
-
-/// The standard file name of the Groth16 parameters of a proof type, e.g.
-/// `v28-stacked-proof-of-replication-merkletree-poseidon_hasher-8-0-0-sha256_hasher-<hash>.params`.
-pub fn params_file_name(kind: &SealProofKind) -> Result<String> {
-    let config = kind.porep_config()?;
-    let id = with_tree!(kind.sector_size, cache_id(&config))?;
-    Ok(parameter_id(&id))
-}
-
-fn cache_id<Tree: 'static + MerkleTreeTrait>(config: &PoRepConfig) -> Result<String> {
-    config.get_cache_identifier::<Tree>().map_err(proofs)
-}
-
-/// The parameter file of `kind` in `dir`; a typed error if it is absent.
-pub fn locate_params(kind: &SealProofKind, dir: &Path) -> Result<PathBuf> {
-    let path = dir.join(params_file_name(kind)?);
-    if !path.is_file() {
-        return Err(FilecoinError::MissingParams { path });
-    }
-    Ok(path)
-}
-
-/// Compares a parameter file's section counts with a circuit's shape
-/// (inputs, aux variables, domain); `densities` (A points, B points) adds
-/// the two counts only a synthesized partition knows.
-pub fn check_params(
-    path: &Path,
-    info: &ParamsInfo,
-    shape: &Shape,
-    densities: Option<(usize, usize)>,
-) -> Result<()> {
-    let mismatch = |detail: String| {
-        Err(FilecoinError::ParamsMismatch {
-            path: path.to_path_buf(),
-            detail,
-        })
-    };
-    if info.ic != shape.num_inputs {
-        return mismatch(format!(
-            "the circuit has {} public inputs, the file has {}",
-            shape.num_inputs - 1,
-            info.ic.saturating_sub(1)
-        ));
-    }
-    if info.l != shape.num_aux {
-        return mismatch(format!(
-            "the circuit has {} aux variables, the file has {} L points",
-            shape.num_aux, info.l
-        ));
-    }
-    if info.domain_size() != shape.domain_size() {
-        return mismatch(format!(
-            "the circuit has {} constraints (domain {}), the file is for domain {}",
-            shape.num_constraints,
-            shape.domain_size(),
-            info.domain_size()
-        ));
-    }
-    if let Some((a, b)) = densities {
-        if info.a != a || info.b_g1 != b || info.b_g2 != b {
-            return mismatch(format!(
-                "A/B queries: the circuit needs {a}/{b} points, the file has {}/{}/{}",
-                info.a, info.b_g1, info.b_g2
-            ));
-        }
-    }
-    Ok(())
+/// The Merkle tree shapes [`with_tree!`] picks from.
+pub mod tree {
+    pub use filecoin_proofs::{SectorShape2KiB, SectorShape32GiB, SectorShape64GiB};
 }
 
 /// Knobs of [`prove_c2`].
@@ -188,7 +113,7 @@ fn job_tree<Tree: 'static + MerkleTreeTrait>(
     checks: bool,
     r1cs: Option<&Arc<CompiledR1cs>>,
 ) -> Result<ProofJob> {
-    let params_path = locate_params(&c1.kind, param_dir)?;
+    let params_path = locate(param_dir, c1.kind)?;
     let Prepared { circuits, inputs } = prepare::<Tree>(c1, config)?;
     circuit_job(params_path, circuits, inputs, checks, r1cs)
 }
@@ -208,15 +133,26 @@ pub fn prove_c2(c1: &C1Output, opts: &C2Options<'_>) -> Result<ProofOutput> {
 }
 
 /// The parsed, checked pieces of a C1 output for one tree shape.
-pub(crate) struct Prepared<Tree: 'static + MerkleTreeTrait> {
+pub struct Prepared<Tree: 'static + MerkleTreeTrait> {
+    /// Each partition's circuit, as filecoin-proofs builds it.
     pub circuits: Vec<StackedCircuit<Tree, DefaultPieceHasher>>,
+    /// Each partition's public inputs, as filecoin-proofs derives them.
     pub inputs: Vec<Vec<Fr>>,
+}
+
+impl<Tree: 'static + MerkleTreeTrait> std::fmt::Debug for Prepared<Tree> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Prepared")
+            .field("partitions", &self.circuits.len())
+            .field("inputs", &self.inputs)
+            .finish()
+    }
 }
 
 /// Deserializes the vanilla proofs for `Tree`, checks them against the
 /// proof type (partitions, challenges, path lengths) and builds each
 /// partition's circuit and public inputs as filecoin-proofs does.
-pub(crate) fn prepare<Tree: 'static + MerkleTreeTrait>(
+pub fn prepare<Tree: 'static + MerkleTreeTrait>(
     c1: &C1Output,
     config: &PoRepConfig,
 ) -> Result<Prepared<Tree>> {
@@ -323,6 +259,22 @@ fn check_vanilla_shape<Tree: 'static + MerkleTreeTrait>(
         }
     }
     Ok(())
+}
+
+/// Shape of the circuit filecoin-proofs generates parameters from (its
+/// blank circuit) for `kind`: what every real partition must match.
+pub fn blank_shape(kind: &SealProofKind) -> Result<Shape> {
+    let config = kind.porep_config()?;
+    with_tree!(kind.sector_size, blank_tree(&config))
+}
+
+fn blank_tree<Tree: 'static + MerkleTreeTrait>(config: &PoRepConfig) -> Result<Shape> {
+    let pp = public_params::<Tree>(config).map_err(proofs)?;
+    let blank = <StackedCompound<Tree, DefaultPieceHasher> as CompoundProof<
+        StackedDrg<'_, Tree, DefaultPieceHasher>,
+        _,
+    >>::blank_circuit(&pp);
+    Ok(cuzk_synth::count_shape(blank)?)
 }
 
 /// Shape of partition 0's circuit of a C1 output (counts only).
@@ -443,27 +395,6 @@ fn witness_tree<Tree: 'static + MerkleTreeTrait>(
             })
             .collect()
     })
-}
-
-/// Makes filecoin-proofs read its parameters and verifying keys from `dir`.
-/// Its settings are read once per process, so this must run before any
-/// other filecoin-proofs call; a later call with another directory is a
-/// [`FilecoinError::ParamCacheConflict`].
-pub fn use_param_dir(dir: &Path) -> Result<()> {
-    std::fs::create_dir_all(dir).map_err(|e| FilecoinError::file(dir, e))?;
-    std::env::set_var("FIL_PROOFS_PARAMETER_CACHE", dir);
-    let active = PathBuf::from(&storage_proofs_core::settings::SETTINGS.parameter_cache);
-    let same = match (active.canonicalize(), dir.canonicalize()) {
-        (Ok(a), Ok(b)) => a == b,
-        _ => active == dir,
-    };
-    if !same {
-        return Err(FilecoinError::ParamCacheConflict {
-            active,
-            wanted: dir.to_path_buf(),
-        });
-    }
-    Ok(())
 }
 
 /// Verifies a C2 proof with filecoin-proofs' own verifier (`verify_seal`),

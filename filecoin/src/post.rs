@@ -15,15 +15,13 @@
 mod kind;
 pub(crate) mod vanilla;
 
-#[cfg(test)]
-#[path = "post_tests.rs"]
-mod tests;
-
 pub use kind::{PostProofKind, PostType, PostVersion, WINDOW_POST_PRIORITY, WINNING_POST_PRIORITY};
+pub use vanilla::{prepare, Prepared};
 
 use crate::error::{proofs, FilecoinError, Result};
 use crate::job::{circuit_job, run_job, ProofJob, ProofOutput};
-use crate::porep::{use_param_dir, with_tree};
+use crate::params::{locate, use_param_dir};
+use crate::with_tree;
 use cuzk_field::Fr;
 use cuzk_groth16::Proof;
 use cuzk_scheduler::Engine;
@@ -31,11 +29,10 @@ use filecoin_proofs::{PoStConfig, PoStType, PublicReplicaInfo};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use storage_proofs_core::{
-    compound_proof::CompoundProof, merkle::MerkleTreeTrait, parameter_cache::parameter_id,
-    sector::SectorId,
+    compound_proof::CompoundProof, merkle::MerkleTreeTrait, sector::SectorId,
 };
 use storage_proofs_post::fallback::{FallbackPoSt, FallbackPoStCircuit, FallbackPoStCompound};
-use vanilla::{decode, domain_bytes, field_element, prepare, Prepared};
+use vanilla::{decode, domain_bytes, field_element};
 
 /// The blank circuit of a proof type (parameter generation).
 pub fn blank_circuit<Tree: 'static + MerkleTreeTrait>(
@@ -46,29 +43,6 @@ pub fn blank_circuit<Tree: 'static + MerkleTreeTrait>(
         FallbackPoSt<'_, Tree>,
         FallbackPoStCircuit<Tree>,
     >>::blank_circuit(&pp))
-}
-
-/// The standard file name of a PoSt kind's parameters, e.g.
-/// `v28-proof-of-spacetime-fallback-merkletree-poseidon_hasher-8-8-0-<hash>.params`
-/// at 32 GiB. Window V1 and V1_2 share one file (the API version is not
-/// part of the circuit).
-pub fn post_params_file_name(kind: &PostProofKind) -> Result<String> {
-    let config = kind.post_config();
-    let id = with_tree!(kind.sector_size, cache_id(&config))?;
-    Ok(parameter_id(&id))
-}
-
-fn cache_id<Tree: 'static + MerkleTreeTrait>(config: &PoStConfig) -> Result<String> {
-    config.get_cache_identifier::<Tree>().map_err(proofs)
-}
-
-/// The parameter file of `kind` in `dir`; a typed error if it is absent.
-pub fn locate_post_params(kind: &PostProofKind, dir: &Path) -> Result<PathBuf> {
-    let path = dir.join(post_params_file_name(kind)?);
-    if !path.is_file() {
-        return Err(FilecoinError::MissingParams { path });
-    }
-    Ok(path)
 }
 
 /// What to prove: the inputs of filecoin-proofs-api's
@@ -104,7 +78,7 @@ pub fn post_job(input: &PostInput, param_dir: &Path, checks: bool) -> Result<Pro
 }
 
 /// The job of a benchmark: shape-correct random vanilla proofs
-/// ([`crate::bench_vanilla`]) are shape-checked, not verified, and
+/// (`cuzk_filecoin_tools::bench_vanilla`) are shape-checked, not verified, and
 /// nothing is checked after synthesis; the proofs cannot verify (run
 /// with the engine's self-check off).
 pub fn post_bench_job(input: &PostInput, param_dir: &Path) -> Result<ProofJob> {
@@ -120,8 +94,8 @@ fn job_tree<Tree: 'static + MerkleTreeTrait>(
     verify: bool,
     checks: bool,
 ) -> Result<ProofJob> {
-    let params_path = locate_post_params(&input.kind, param_dir)?;
-    let Prepared { circuits, inputs } = prepare::<Tree>(input, verify)?;
+    let params_path = locate(param_dir, input.kind)?;
+    let (circuits, inputs) = prepare::<Tree>(input, verify)?;
     circuit_job(params_path, circuits, inputs, checks, None)
 }
 
@@ -170,7 +144,7 @@ pub fn post_public_inputs(input: &PostInput) -> Result<Vec<Vec<Fr>>> {
 }
 
 fn inputs_tree<Tree: 'static + MerkleTreeTrait>(input: &PostInput) -> Result<Vec<Vec<Fr>>> {
-    Ok(prepare::<Tree>(input, true)?.inputs)
+    Ok(prepare::<Tree>(input, true)?.1)
 }
 
 /// The sectors the vanilla proofs are for, `(sector id, comm_r)`, in the

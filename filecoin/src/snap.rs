@@ -16,22 +16,19 @@
 use crate::c1::{format_size, SealProofKind, SealVersion, SECTOR_SIZES};
 use crate::error::{proofs, FilecoinError, Result};
 use crate::job::{circuit_job, run_job, ProofJob, ProofOutput};
-use crate::porep::{use_param_dir, with_tree};
+use crate::params::{locate, use_param_dir};
 use crate::post::vanilla::{canonical, check_path, decode_all, field_element};
+use crate::with_tree;
 use bellpepper_core::{Circuit, ConstraintSystem, SynthesisError};
 use cuzk_field::Fr;
 use cuzk_scheduler::Engine;
 use cuzk_synth::compiled::CompiledR1cs;
 use filecoin_hashers::{poseidon::PoseidonHasher, Domain};
 use filecoin_proofs::PoRepConfig;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Arc;
 use storage_proofs_core::{
-    compound_proof::CompoundProof,
-    merkle::MerkleTreeTrait,
-    parameter_cache::{parameter_id, CacheableParameters},
-    proof::ProofScheme,
-    util::NODE_SIZE,
+    compound_proof::CompoundProof, merkle::MerkleTreeTrait, proof::ProofScheme, util::NODE_SIZE,
 };
 use storage_proofs_update::{
     constants::{TreeDDomain, TreeRDomain},
@@ -166,33 +163,6 @@ pub fn blank_circuit<Tree>(kind: &SnapProofKind) -> BlankCircuit<Tree> {
     }
 }
 
-/// The standard file name of a size's parameters, e.g.
-/// `v28-empty-sector-update-merkletree-poseidon_hasher-8-8-0-<hash>.params`
-/// at 32 GiB.
-pub fn snap_params_file_name(kind: &SnapProofKind) -> Result<String> {
-    let id = with_tree!(kind.sector_size, cache_id(kind))?;
-    Ok(parameter_id(&id))
-}
-
-fn cache_id<Tree>(kind: &SnapProofKind) -> Result<String>
-where
-    Tree: 'static + MerkleTreeTrait<Hasher = PoseidonHasher>,
-{
-    Ok(<EmptySectorUpdateCompound<Tree> as CacheableParameters<
-        EmptySectorUpdateCircuit<Tree>,
-        PublicParams,
-    >>::cache_identifier(&kind.public_params()))
-}
-
-/// The parameter file of `kind` in `dir`; a typed error if it is absent.
-pub fn locate_snap_params(kind: &SnapProofKind, dir: &Path) -> Result<PathBuf> {
-    let path = dir.join(snap_params_file_name(kind)?);
-    if !path.is_file() {
-        return Err(FilecoinError::MissingParams { path });
-    }
-    Ok(path)
-}
-
 /// What to prove: the inputs of filecoin-proofs-api's
 /// `generate_empty_sector_update_proof_with_vanilla`.
 #[derive(Clone, Debug)]
@@ -231,7 +201,7 @@ pub fn snap_job(
 }
 
 /// The job of a benchmark: shape-correct random vanilla proofs
-/// ([`crate::bench_vanilla`]) are shape-checked, not verified, and
+/// (`cuzk_filecoin_tools::bench_vanilla`) are shape-checked, not verified, and
 /// nothing is checked after synthesis; the proofs cannot verify (run
 /// with the engine's self-check off).
 pub fn snap_bench_job(
@@ -255,7 +225,7 @@ fn job_tree<Tree>(
 where
     Tree: 'static + MerkleTreeTrait<Hasher = PoseidonHasher>,
 {
-    let params_path = locate_snap_params(&input.kind, param_dir)?;
+    let params_path = locate(param_dir, input.kind)?;
     let (circuits, inputs) = prepare::<Tree>(input, verify)?;
     circuit_job(params_path, circuits, inputs, checks, r1cs)
 }

@@ -4,11 +4,11 @@
 
 use base64::Engine as _;
 use cuzk_filecoin::c1::{format_size, to_hex, SECTOR_SIZES};
-use cuzk_filecoin::testdata::{self, TestSector};
 use cuzk_filecoin::{
     parse_c1, parse_prover_id, parse_size, partition_shape, prove_c2, public_inputs, synthesize_c1,
     C1Output, C2Options, FilecoinError, SealProofKind, SealVersion,
 };
+use cuzk_filecoin_tools::testdata::{self, TestSector};
 use cuzk_groth16::ToxicWaste;
 use serde_json::{json, Value};
 use std::sync::OnceLock;
@@ -347,7 +347,12 @@ fn missing_and_mismatched_params() {
         "v28-stacked-proof-of-replication-merkletree-poseidon_hasher-8-0-0-sha256_hasher-"
     ));
     assert!(name.ends_with(".params"));
-    assert_eq!(name, cuzk_filecoin::params_file_name(&c.kind).unwrap());
+    assert_eq!(
+        name,
+        cuzk_filecoin::ProofKind::Porep(c.kind)
+            .params_file_name()
+            .unwrap()
+    );
     assert!(err.to_string().contains(name));
 
     // Parameters of another circuit under the right name.
@@ -395,10 +400,7 @@ fn circuit_matches_filecoin_proofs_shape_and_is_satisfied() {
     assert_eq!(shape.num_constraints - shape.num_inputs, 2_687_921);
     assert_eq!(shape.domain_size(), 1 << 22);
     // Same shape as the blank circuit filecoin-proofs generates parameters from.
-    assert_eq!(
-        shape,
-        cuzk_filecoin::bench_c1::blank_shape(&c.kind).unwrap()
-    );
+    assert_eq!(shape, cuzk_filecoin::blank_shape(&c.kind).unwrap());
 
     let pas = synthesize_c1(&c).unwrap();
     let inputs = public_inputs(&c).unwrap();
@@ -439,7 +441,7 @@ fn test_sector_meta_is_consistent() {
 #[test]
 fn random_c1_has_the_real_shape() {
     let kind = kind2k();
-    let r = cuzk_filecoin::bench_c1::random_c1(&kind, 11).unwrap();
+    let r = cuzk_filecoin_tools::bench_c1::random_c1(&kind, 11).unwrap();
     r.public.check_nonzero().unwrap();
     assert_eq!(
         partition_shape(&r).unwrap(),
@@ -447,11 +449,15 @@ fn random_c1_has_the_real_shape() {
     );
     // Same seed, same output; another seed, other values.
     assert_eq!(
-        cuzk_filecoin::bench_c1::random_c1(&kind, 11).unwrap().body,
+        cuzk_filecoin_tools::bench_c1::random_c1(&kind, 11)
+            .unwrap()
+            .body,
         r.body
     );
     assert_ne!(
-        cuzk_filecoin::bench_c1::random_c1(&kind, 12).unwrap().body,
+        cuzk_filecoin_tools::bench_c1::random_c1(&kind, 12)
+            .unwrap()
+            .body,
         r.body
     );
     // Random paths do not hash to the roots: synthesizable, not satisfiable.
@@ -470,9 +476,9 @@ fn random_c1_has_the_real_shape() {
 #[test]
 fn random_c1_for_8mib_matches_the_blank_circuit() {
     let kind = SealProofKind::new(8 << 20, SealVersion::V1_1).unwrap();
-    let r = cuzk_filecoin::bench_c1::random_c1(&kind, 3).unwrap();
+    let r = cuzk_filecoin_tools::bench_c1::random_c1(&kind, 3).unwrap();
     let shape = partition_shape(&r).unwrap();
-    assert_eq!(shape, cuzk_filecoin::bench_c1::blank_shape(&kind).unwrap());
+    assert_eq!(shape, cuzk_filecoin::blank_shape(&kind).unwrap());
     assert_eq!(shape.num_constraints - shape.num_inputs, 3_844_929);
 }
 

@@ -8,8 +8,8 @@
 use cuzk_field::Fr;
 use cuzk_filecoin::compiled::{record_porep, R1csCache};
 use cuzk_filecoin::porep::synthesize_partition;
-use cuzk_filecoin::testdata::{self, TestSector};
 use cuzk_filecoin::{parse_c1, C1Output, SealProofKind, SealVersion};
+use cuzk_filecoin_tools::testdata::{self, TestSector};
 use cuzk_groth16::{prove_assignment, CpuBackend, ToxicWaste};
 use cuzk_synth::circuits::BenchCircuit;
 use cuzk_synth::compiled::CompiledR1cs;
@@ -50,7 +50,7 @@ fn porep_2kib_compiled_equals_classic_for_a_real_and_a_random_c1() {
         4 * size.compressed_bytes() < size.uncompressed_bytes(),
         "{size:?}"
     );
-    let random = cuzk_filecoin::bench_c1::random_c1(&kind2k(), 5).unwrap();
+    let random = cuzk_filecoin_tools::bench_c1::random_c1(&kind2k(), 5).unwrap();
     for (what, c1) in [("real", real_c1()), ("random", random)] {
         let classic = synthesize_partition(&c1, 0, None).unwrap();
         let new = synthesize_partition(&c1, 0, Some(r)).unwrap();

@@ -4,9 +4,10 @@
 //! 2 KiB parameters (~15 min, ~5 GB of memory, 1.1 GB on disk, cached in
 //! ~/.cache/cuzk/filecoin). Run it with
 //! `cargo test --release -p cuzk-filecoin --test e2e -- --ignored`
-//! or the one-shot binary `cargo run --release -p cuzk-filecoin --bin cuzk-porep-e2e`.
+//! or the one-shot binary `cargo run --release -p cuzk-filecoin-tools --bin cuzk-porep-e2e`.
 
-use cuzk_filecoin::{prove_c2, testdata, verify_c2, C2Options, SealProofKind, SealVersion};
+use cuzk_filecoin::{prove_c2, verify_c2, C2Options, SealProofKind, SealVersion};
+use cuzk_filecoin_tools::testdata;
 
 #[test]
 #[ignore = "generates 2 KiB Groth16 parameters on first run (~15 min); cached afterwards"]

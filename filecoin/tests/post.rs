@@ -8,12 +8,13 @@
 //!
 //! `cargo test -p cuzk-filecoin --test post`
 
-use cuzk_filecoin::post::{post_job, post_public_inputs, vanilla_sectors};
-use cuzk_filecoin::testdata::{self, PostTestSector, TestDirs, POST_PROVER_ID};
+use cuzk_field::Fr;
+use cuzk_filecoin::post::{post_job, post_public_inputs, prepare, vanilla_sectors};
 use cuzk_filecoin::{
-    prove_post, verify_post, FilecoinError, PostInput, PostOptions, PostProofKind, PostType,
-    PostVersion, SealProofKind, SealVersion,
+    circuit_job, prove_post, run_job, verify_post, FilecoinError, PostInput, PostOptions,
+    PostProofKind, PostType, PostVersion, SealProofKind, SealVersion,
 };
+use cuzk_filecoin_tools::testdata::{self, PostTestSector, TestDirs, POST_PROVER_ID};
 use cuzk_scheduler::Engine;
 use filecoin_proofs::{FallbackPoStSectorProof, SectorShape2KiB};
 use std::sync::{Mutex, OnceLock};
@@ -325,14 +326,20 @@ fn proof_type_names_round_trip() {
     }
     // Window V1 and V1_2 share one parameter file; Winning has its own.
     let v1 = PostProofKind::from_api_name("StackedDrgWindow2KiBV1").unwrap();
-    let name = cuzk_filecoin::post_params_file_name(&v1).unwrap();
+    let name = cuzk_filecoin::ProofKind::Post(v1)
+        .params_file_name()
+        .unwrap();
     assert_eq!(
         name,
-        cuzk_filecoin::post_params_file_name(&window()).unwrap()
+        cuzk_filecoin::ProofKind::Post(window())
+            .params_file_name()
+            .unwrap()
     );
     assert_ne!(
         name,
-        cuzk_filecoin::post_params_file_name(&winning()).unwrap()
+        cuzk_filecoin::ProofKind::Post(winning())
+            .params_file_name()
+            .unwrap()
     );
     assert!(name.starts_with("v28-proof-of-spacetime-fallback-merkletree-poseidon_hasher-8-0-0-"));
     // go-state-types' numbers: Winning 0..=4, Window V1 5..=9, V1_1 (our
@@ -348,4 +355,48 @@ fn proof_type_names_round_trip() {
         assert_eq!((k.api_name().as_str(), k.registered_id()), (name, id));
     }
     assert!(PostProofKind::from_registered_id(15).is_err());
+}
+
+/// The worker-side checks of a PoSt job: a circuit that the vanilla checks
+/// cannot see is wrong still ends in a typed error, not a proof.
+#[test]
+fn unsatisfied_partition_is_a_typed_worker_error() {
+    let (dirs, sectors) = setup();
+    let kind = winning();
+    params(&kind);
+    let params = testdata::ensure_post_params(&kind, dirs, testdata::PARAMS_SEED).unwrap();
+    let r = randomness(0x51);
+    let vanilla = testdata::post_vanilla_proofs(&kind, &sectors[..1], r, POST_PROVER_ID).unwrap();
+    let input = input(kind, r, vanilla);
+    let engine = Engine::cpu().unwrap();
+    let tampered = |checks: bool| {
+        let (mut circuits, inputs) = prepare::<SectorShape2KiB>(&input, true).unwrap();
+        circuits[0].sectors[3].comm_r_last = Some(Fr::from(7u64));
+        circuit_job(params.path.clone(), circuits, inputs, checks, None).unwrap()
+    };
+
+    // The worker's typed failure, through the engine's typed error.
+    let e = run_job(&engine, tampered(true), 0).unwrap_err();
+    assert!(
+        matches!(e.cause(), FilecoinError::Unsatisfied { partition: 0, .. }),
+        "{e}"
+    );
+    // Without the worker's check the engine's self-check refuses the proof.
+    let e = run_job(&engine, tampered(false), 0).unwrap_err();
+    assert!(
+        matches!(
+            &e,
+            FilecoinError::Engine(cuzk_scheduler::EngineError::Partition {
+                stage: cuzk_scheduler::Stage::Verify,
+                ..
+            })
+        ),
+        "{e}"
+    );
+    assert!(std::ptr::eq(e.cause(), &e), "no worker error inside: {e}");
+    // The untampered job proves.
+    let (circuits, inputs) = prepare::<SectorShape2KiB>(&input, true).unwrap();
+    let job = circuit_job(params.path, circuits, inputs, true, None).unwrap();
+    let out = run_job(&engine, job, 0).unwrap();
+    assert_eq!(out.proof.len(), 192);
 }

@@ -9,8 +9,8 @@
 //! `cargo test -p cuzk-filecoin --test snap`
 
 use cuzk_filecoin::snap::snap_job;
-use cuzk_filecoin::testdata::{self, SnapTestUpdate, TestDirs};
 use cuzk_filecoin::{prove_snap, verify_snap, FilecoinError, SnapInput, SnapProofKind};
+use cuzk_filecoin_tools::testdata::{self, SnapTestUpdate, TestDirs};
 use cuzk_scheduler::{Engine, PartitionSource};
 use filecoin_proofs::SectorShape2KiB;
 use std::sync::OnceLock;
@@ -232,8 +232,9 @@ fn update_proof_type_names_and_ids() {
     assert!(SnapProofKind::from_registered_id(5).is_err());
     assert!(SnapProofKind::new(4096).is_err());
     // filecoin-proofs' standard parameter name at 32 GiB.
-    let name =
-        cuzk_filecoin::snap::snap_params_file_name(&SnapProofKind::new(32 << 30).unwrap()).unwrap();
+    let name = cuzk_filecoin::ProofKind::Snap(SnapProofKind::new(32 << 30).unwrap())
+        .params_file_name()
+        .unwrap();
     assert!(
         name.starts_with("v28-empty-sector-update-merkletree-poseidon_hasher-8-8-0-"),
         "{name}"

@@ -25,6 +25,9 @@
 //! - [`Engine::load_circuit`] / [`Engine::evict_circuit`] /
 //!   [`Engine::circuits`]: the SRS cache ([`srs`]): each parameter file
 //!   read once, placed on every device, no host copy where resident.
+//! - [`params`]: where parameter files live ([`params::param_dir`]) and
+//!   the built-in circuits' test parameters, made once per directory
+//!   ([`params::ensure_test_params`]).
 //!
 //! Benchmark reports over the timeline are the front end's (`cuzk bench`).
 //!
@@ -40,6 +43,7 @@
 pub mod config;
 pub mod engine;
 pub mod error;
+pub mod params;
 pub mod source;
 pub mod srs;
 pub mod sysinfo;

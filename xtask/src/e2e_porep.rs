@@ -14,7 +14,7 @@ pub(crate) fn run(sector_size: &str, reference: bool, cuzk_generator: bool) -> R
             "run",
             "--release",
             "-p",
-            "cuzk-filecoin",
+            "cuzk-filecoin-tools",
             "--bin",
             "cuzk-porep-e2e",
             "--",

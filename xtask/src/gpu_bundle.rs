@@ -51,7 +51,7 @@ struct ExtraBin {
 }
 
 const EXTRA_BINS: &[ExtraBin] = &[ExtraBin {
-    package: "cuzk-filecoin",
+    package: "cuzk-filecoin-tools",
     bin: "cuzk-porep-synth",
     features: "",
     sppark: false,

@@ -4,8 +4,10 @@
 
 use crate::cmd::{backends, BackendChoice, ResidencyChoice};
 use crate::output::Ctx;
+use crate::params::ParamArgs;
 use anyhow::{Context, Result};
 use cuzk_daemon::{Daemon, EngineHost, ServeOptions};
+use cuzk_scheduler::params::{param_dir, ParamFiles};
 use std::path::PathBuf;
 
 #[derive(clap::Args, Debug)]
@@ -27,10 +29,8 @@ pub struct Args {
     /// (overrides [daemon] metrics_listen).
     #[arg(long)]
     pub metrics_listen: Option<String>,
-    /// Directory of parameters, the bench circuit's and Filecoin's v28 files
-    /// (overrides [srs] param_cache).
-    #[arg(long)]
-    pub param_cache: Option<PathBuf>,
+    #[command(flatten)]
+    pub params: ParamArgs,
     /// Prover backend.
     #[arg(long, value_enum, default_value_t = BackendChoice::Auto)]
     pub backend: BackendChoice,
@@ -54,7 +54,7 @@ pub fn run(_ctx: &Ctx, a: Args) -> Result<()> {
     if let Some(m) = &a.metrics_listen {
         settings.metrics_listen = m.clone();
     }
-    if let Some(p) = &a.param_cache {
+    if let Some(p) = &a.params.param_cache {
         cfg.srs.param_cache = Some(p.clone());
     }
     cfg.validate()
@@ -63,10 +63,9 @@ pub fn run(_ctx: &Ctx, a: Args) -> Result<()> {
         .validate()
         .context("invalid settings (flags override the config file)")?;
     let mut opts = cfg.engine_options()?;
-    let params = crate::circuit::param_cache(cfg.srs.param_cache.clone())?;
-    // Filecoin's v28 files: [srs] param_cache, else FIL_PROOFS_PARAMETER_CACHE,
-    // else /var/tmp/filecoin-proof-parameters.
-    let porep_params = cuzk_filecoin::resolve_param_dir(None, cfg.srs.param_cache.as_deref());
+    let config_dir = cfg.srs.param_cache.as_deref();
+    let test_params = param_dir(None, config_dir, ParamFiles::Test);
+    let filecoin_params = param_dir(None, config_dir, ParamFiles::Filecoin);
     // One backend per device (every GPU, or those in [gpus] devices; else
     // one CPU backend).
     let (backends, ordinals) = backends(a.backend, ResidencyChoice::Auto, &cfg.gpus.devices)?;
@@ -84,8 +83,8 @@ pub fn run(_ctx: &Ctx, a: Args) -> Result<()> {
         let host = EngineHost::start(
             opts,
             backends,
-            params,
-            porep_params,
+            test_params,
+            filecoin_params,
             settings.bench_max_log_size,
         )?;
         let daemon = Daemon::bind(ServeOptions::from_config(&cfg, settings), host).await?;

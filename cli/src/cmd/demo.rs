@@ -1,23 +1,22 @@
 //! `cuzk demo`: the README's first command. Builds a benchmark circuit,
 //! creates or reuses cached test parameters, proves, verifies, reports.
 
-use crate::circuit::{param_cache, CircuitArgs};
+use crate::circuit::CircuitArgs;
 use crate::cmd::{engine, load_params, BackendChoice, ResidencyChoice};
 use crate::output::{secs, timings_json, timings_text, Ctx};
+use crate::params::{test_params, ParamArgs};
 use anyhow::{Context, Result};
-use cuzk_groth16::{verify_proof, Parameters};
+use cuzk_groth16::verify_proof;
+use cuzk_scheduler::params::ParamFiles;
 use cuzk_scheduler::{CircuitSource, Config, JobSpec};
-use std::path::PathBuf;
 use std::time::Instant;
 
 #[derive(clap::Args, Debug)]
 pub struct Args {
     #[command(flatten)]
     pub circuit: CircuitArgs,
-    /// Directory of cached test parameters (default: $CUZK_PARAM_CACHE or the
-    /// user's cache dir, e.g. ~/.cache/cuzk/params).
-    #[arg(long)]
-    pub param_cache: Option<PathBuf>,
+    #[command(flatten)]
+    pub params: ParamArgs,
     /// Prover backend.
     #[arg(long, value_enum, default_value_t = BackendChoice::Auto)]
     pub backend: BackendChoice,
@@ -32,22 +31,19 @@ pub struct Args {
 
 pub fn run(ctx: &Ctx, a: Args) -> Result<()> {
     a.circuit.validate()?;
-    let dir = param_cache(a.param_cache.clone())?;
-    let path = dir.join(format!("{}-setup0.params", a.circuit.shape_name()));
+    let dir = a.params.dir(None, ParamFiles::Test);
     let t0 = Instant::now();
-    let (params, made) = if path.exists() && !a.fresh {
-        match load_params(ctx, &path, false) {
-            Ok(p) => (p, false),
-            Err(e) => {
-                // A damaged cache (e.g. an interrupted run of an old version)
-                // is regenerated rather than trusted or fatal.
-                ctx.say(format!("cached parameters unusable ({e:#}); regenerating"));
-                (generate_and_cache(ctx, &a.circuit, &path)?, true)
+    if a.fresh {
+        let path = cuzk_scheduler::params::test_params_path(&dir, &a.circuit.shape_name(), 0);
+        match std::fs::remove_file(&path) {
+            Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+                return Err(e).with_context(|| format!("cannot remove {}", path.display()))
             }
+            _ => {}
         }
-    } else {
-        (generate_and_cache(ctx, &a.circuit, &path)?, true)
-    };
+    }
+    let (path, made) = test_params(ctx, &a.circuit, &dir)?;
+    let params = load_params(ctx, &path, false)?;
     let params_time = t0.elapsed();
 
     let params = std::sync::Arc::new(params);
@@ -106,15 +102,4 @@ pub fn run(ctx: &Ctx, a: Args) -> Result<()> {
         ));
     }
     Ok(())
-}
-
-fn generate_and_cache(ctx: &Ctx, c: &CircuitArgs, path: &std::path::Path) -> Result<Parameters> {
-    ctx.say(format!(
-        "generating test parameters for {} (cached at {})",
-        c.shape_name(),
-        path.display()
-    ));
-    let p = crate::cmd::setup::generate(ctx, c, 0)?;
-    crate::cmd::setup::save(&p, path, None)?;
-    Ok(p)
 }

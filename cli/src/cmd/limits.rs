@@ -18,6 +18,7 @@ pub const INPUTS_FILE_LIMIT: u64 = 256 << 20;
 /// Largest C1 output read (`--c1`): a 64 GiB sector's is well under
 /// 100 MB; parsed JSON takes ~30× its size in memory, so this also bounds
 /// the parse.
+#[cfg(feature = "filecoin")]
 pub const C1_FILE_LIMIT: u64 = 256 << 20;
 
 /// Reads `path` whole, at most `limit` bytes (a clear error beyond).

@@ -1,16 +1,22 @@
 //! One module per subcommand.
 
 pub mod bench;
-pub mod bench_vanilla;
+#[cfg(feature = "filecoin")]
+pub mod bench_filecoin;
 pub mod client;
 pub mod daemon;
 pub mod demo;
+#[cfg(feature = "filecoin")]
+pub mod filecoin;
 pub mod info;
 pub mod limits;
+#[cfg(feature = "filecoin")]
 pub mod porep;
+#[cfg(feature = "filecoin")]
 pub mod post;
 pub mod prove;
 pub mod setup;
+#[cfg(feature = "filecoin")]
 pub mod snap;
 pub mod timeline;
 pub mod verify;

@@ -4,14 +4,16 @@
 //! and returns `cuzk-filecoin`'s typed error (the binary turns it into a
 //! message and a non-zero exit).
 
+use crate::params::ParamArgs;
 use clap::Args;
 use cuzk_filecoin::c1::{
     format_size, parse_c1, parse_prover_id, parse_size, C1Output, SealProofKind, SealVersion,
 };
 use cuzk_filecoin::compiled::{default_r1cs_dir, R1csCache, R1csReport};
-use cuzk_filecoin::porep::{porep_job, resolve_param_dir, verify_c2};
-use cuzk_filecoin::testdata;
-use cuzk_filecoin::{FilecoinError, Result, SnapProofKind};
+use cuzk_filecoin::porep::{porep_job, verify_c2};
+use cuzk_filecoin::{FilecoinError, ProofKind, Result, SnapProofKind};
+use cuzk_filecoin_tools::testdata;
+use cuzk_scheduler::params::ParamFiles;
 use cuzk_scheduler::{Engine, JobHandle, JobSpec};
 use cuzk_synth::compiled::CompiledR1cs;
 use std::path::{Path, PathBuf};
@@ -107,11 +109,8 @@ pub struct SectorArgs {
     /// C1 output does not name its proof type, checked when it does.
     #[arg(long)]
     pub sector_size: Option<String>,
-    /// Directory of the v28 .params/.vk files (default: the config's
-    /// param_cache, else FIL_PROOFS_PARAMETER_CACHE, else
-    /// /var/tmp/filecoin-proof-parameters).
-    #[arg(long, value_name = "DIR")]
-    pub param_cache: Option<PathBuf>,
+    #[command(flatten)]
+    pub params: ParamArgs,
 }
 
 /// `cuzk prove porep`: C1 output → C2 proof.
@@ -307,7 +306,10 @@ pub fn run_prove(
 ) -> Result<()> {
     let t = Instant::now();
     let prover_id = parse_prover_id(&args.sector.prover_id)?;
-    let param_dir = resolve_param_dir(args.sector.param_cache.as_deref(), config_param_cache);
+    let param_dir = args
+        .sector
+        .params
+        .dir(config_param_cache, ParamFiles::Filecoin);
     let files = c1_files(&args.c1)?;
     let many = files.len() > 1;
     if many {
@@ -321,7 +323,7 @@ pub fn run_prove(
             let c1 = read_c1(path, args.sector.sector_size.as_deref())?;
             let sector = sector_id(args.sector.sector_id, &c1)?;
             // Missing parameters are reported before a first recording.
-            cuzk_filecoin::locate_params(&c1.kind, &param_dir)?;
+            cuzk_filecoin::locate(&param_dir, c1.kind)?;
             let r1cs = recorded.get(&c1.kind, engine)?;
             let job = porep_job(&c1, &param_dir, true, r1cs.as_ref())?;
             let t0 = Instant::now();
@@ -440,13 +442,13 @@ fn checked_verifying_key(kind: &SealProofKind, dir: &Path) -> Result<()> {
             ),
         ));
     }
-    let params = dir.join(cuzk_filecoin::params_file_name(kind)?);
+    let params = dir.join(ProofKind::Porep(*kind).params_file_name()?);
     let vk_path = params.with_extension("vk");
     if vk_path.exists() {
         VerifyingKey::load(&vk_path, CheckMode::Full)?;
         return Ok(());
     }
-    let params = cuzk_filecoin::locate_params(kind, dir)?;
+    let params = cuzk_filecoin::locate(dir, *kind)?;
     let info = Parameters::inspect(&params)?;
     // The verifying key is the file's first section.
     let vk_len = 3 * 96 + 3 * 192 + 4 + info.ic * 96;
@@ -479,7 +481,10 @@ pub fn run_verify(args: &VerifyPorepArgs, config_param_cache: Option<&Path>) -> 
     let c1 = read_c1(&args.c1, args.sector.sector_size.as_deref())?;
     let prover_id = parse_prover_id(&args.sector.prover_id)?;
     let sector = sector_id(args.sector.sector_id, &c1)?;
-    let param_dir = resolve_param_dir(args.sector.param_cache.as_deref(), config_param_cache);
+    let param_dir = args
+        .sector
+        .params
+        .dir(config_param_cache, ParamFiles::Filecoin);
     let proof = cuzk_groth16::file::read_capped(
         &args.proof,
         crate::cmd::limits::PROOF_FILE_LIMIT,

@@ -5,6 +5,7 @@ use super::{
     run_prove, run_testdata, run_verify, GeneratorChoice, ProvePorepArgs, SectorArgs,
     SynthesisArgs, SynthesisChoice, TestdataPorepArgs, VerifyPorepArgs,
 };
+use crate::params::ParamArgs;
 use clap::{Parser, Subcommand};
 use cuzk_filecoin::FilecoinError;
 
@@ -53,7 +54,7 @@ fn flags_parse() {
     );
     assert!(
         !p.no_verify
-            && p.sector.param_cache.is_none()
+            && p.sector.params.param_cache.is_none()
             && p.sector.sector_size.is_none()
             && p.c1.len() == 1
     );
@@ -78,7 +79,7 @@ fn flags_parse() {
     };
     assert_eq!(
         (
-            p.sector.param_cache.unwrap().to_str(),
+            p.sector.params.param_cache.unwrap().to_str(),
             p.sector.sector_size.as_deref(),
             p.no_verify,
             p.c1.len()
@@ -142,7 +143,9 @@ fn bad_input_is_a_typed_error() {
             prover_id: pid.into(),
             sector_id: Some(1),
             sector_size: None,
-            param_cache: Some(dir.path().to_path_buf()),
+            params: ParamArgs {
+                param_cache: Some(dir.path().to_path_buf()),
+            },
         },
         out: dir.path().join("out.bin"),
         no_verify: true,
@@ -179,7 +182,7 @@ fn bad_input_is_a_typed_error() {
             prover_id: "f01000".into(),
             sector_id: Some(1),
             sector_size: None,
-            param_cache: None,
+            params: ParamArgs::default(),
         },
     };
     assert!(matches!(run_verify(&v, None), Err(FilecoinError::BadC1(_))));
@@ -226,9 +229,11 @@ fn verifying_key_is_checked_before_filecoin_proofs_reads_it() {
         checked_verifying_key(&kind, dir.path()),
         Err(FilecoinError::MissingParams { .. })
     ));
-    let params = dir
-        .path()
-        .join(cuzk_filecoin::params_file_name(&kind).unwrap());
+    let params = dir.path().join(
+        cuzk_filecoin::ProofKind::Porep(kind)
+            .params_file_name()
+            .unwrap(),
+    );
     let vk = params.with_extension("vk");
     // A truncated parameter file: an error, and no .vk written from it.
     std::fs::write(&params, [0u8; 700]).unwrap();

@@ -1,13 +1,14 @@
 //! `cuzk prove winning-post|window-post` and `cuzk verify
 //! winning-post|window-post`: the command glue over `cuzk_filecoin::post`.
 
+use crate::params::ParamArgs;
 use clap::Args;
 use cuzk_filecoin::c1::{parse_prover_id, parse_size};
-use cuzk_filecoin::porep::resolve_param_dir;
 use cuzk_filecoin::post::{parse_vanilla_json, post_job, vanilla_sectors};
 use cuzk_filecoin::{
     run_job, verify_post, FilecoinError, PostInput, PostProofKind, PostType, PostVersion, Result,
 };
+use cuzk_scheduler::params::ParamFiles;
 use cuzk_scheduler::Engine;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -28,11 +29,8 @@ pub struct PostArgs {
     /// Prover id: a miner id (f01000) or 64 hex digits.
     #[arg(long)]
     pub prover_id: String,
-    /// Directory of the v28 .params/.vk files (default: the config's
-    /// param_cache, else FIL_PROOFS_PARAMETER_CACHE, else
-    /// /var/tmp/filecoin-proof-parameters).
-    #[arg(long, value_name = "DIR")]
-    pub param_cache: Option<PathBuf>,
+    #[command(flatten)]
+    pub params: ParamArgs,
 }
 
 /// `cuzk prove winning-post|window-post`.
@@ -153,7 +151,10 @@ pub fn run_prove(
     let t = Instant::now();
     let mut input = post_input(typ, &args.post, &args.vanilla)?;
     input.partition = args.partition;
-    let param_dir = resolve_param_dir(args.post.param_cache.as_deref(), config_param_cache);
+    let param_dir = args
+        .post
+        .params
+        .dir(config_param_cache, ParamFiles::Filecoin);
     // Before anything in filecoin-proofs reads its settings: the verifier
     // below reads the key from this directory.
     cuzk_filecoin::use_param_dir(&param_dir)?;
@@ -222,7 +223,8 @@ pub struct TestdataPostArgs {
 /// proofs filecoin-proofs makes for them; prints the command that proves
 /// them.
 pub fn run_testdata(typ: PostType, args: &TestdataPostArgs) -> Result<()> {
-    use cuzk_filecoin::{testdata, SealProofKind, SealVersion};
+    use cuzk_filecoin::{SealProofKind, SealVersion};
+    use cuzk_filecoin_tools::testdata;
     let size = parse_size(&args.sector_size)?;
     let version = match typ {
         PostType::Winning => PostVersion::V1,
@@ -311,7 +313,10 @@ pub fn run_verify(
             })
         }
     };
-    let param_dir = resolve_param_dir(args.post.param_cache.as_deref(), config_param_cache);
+    let param_dir = args
+        .post
+        .params
+        .dir(config_param_cache, ParamFiles::Filecoin);
     let proof = read(&args.proof, super::limits::PROOF_FILE_LIMIT, "--proof")?;
     let ok = verify_post(&kind, randomness, prover_id, &sectors, &proof, &param_dir)?;
     println!(
@@ -327,8 +332,8 @@ mod tests {
     use super::*;
     use clap::{Parser, Subcommand};
     use cuzk_filecoin::post::vanilla_json;
-    use cuzk_filecoin::testdata::{self, POST_PROVER_ID};
     use cuzk_filecoin::{SealProofKind, SealVersion};
+    use cuzk_filecoin_tools::testdata::{self, POST_PROVER_ID};
 
     #[derive(Parser, Debug)]
     struct Cli {

@@ -20,16 +20,59 @@ pub struct Args {
     /// Also write the verifying key alone (bellperson `.vk` format).
     #[arg(long)]
     pub vk_out: Option<PathBuf>,
+    /// Where the fixed-base multiplications run: the GPU when this build
+    /// has CUDA and one is present (auto), the CPU, or GPU 0 (an error
+    /// without one). Both give the same parameters bit for bit.
+    #[arg(long, value_enum, default_value_t = SetupDevice::Auto)]
+    pub device: SetupDevice,
+}
+
+/// Where a setup's fixed-base work runs (`cuzk setup --device`).
+#[derive(clap::ValueEnum, Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum SetupDevice {
+    /// GPU 0 when this build has CUDA and a GPU is present, else the CPU.
+    #[default]
+    Auto,
+    /// The CPU.
+    Cpu,
+    /// GPU 0 (an error without one).
+    Gpu,
+}
+
+impl SetupDevice {
+    /// Whether the GPU runs it. The GPU setup gives the same parameters
+    /// bit for bit, minutes faster from 2^22 up.
+    fn gpu(self) -> Result<bool> {
+        let present = cuzk_gpu::built_with_cuda() && cuzk_gpu::device_count() > 0;
+        match self {
+            SetupDevice::Auto => Ok(cfg!(feature = "cuda") && present),
+            SetupDevice::Cpu => Ok(false),
+            SetupDevice::Gpu => {
+                anyhow::ensure!(
+                    cfg!(feature = "cuda"),
+                    "this cuzk was built without CUDA (feature `cuda`); use --device cpu"
+                );
+                anyhow::ensure!(present, "no GPU found; use --device cpu");
+                Ok(true)
+            }
+        }
+    }
 }
 
 /// Generates parameters for `circuit` with a progress bar per stage.
-pub fn generate(ctx: &Ctx, circuit: &CircuitArgs, setup_seed: u64) -> Result<Parameters> {
+pub fn generate(
+    ctx: &Ctx,
+    circuit: &CircuitArgs,
+    setup_seed: u64,
+    device: SetupDevice,
+) -> Result<Parameters> {
     let c = circuit.build(0)?;
+    let gpu = device.gpu()?;
     let bars = bars::Bars::new(*ctx);
     let progress =
         |stage: &'static str, done: usize, total: usize| bars.advance(stage, done, total);
     let toxic = ToxicWaste::from_seed(setup_seed);
-    let p = if use_gpu_setup() {
+    let p = if gpu {
         gpu_generate(c, &toxic, &progress)?
     } else {
         cuzk_groth16::generate_parameters(c, &toxic, Some(&progress))
@@ -37,16 +80,6 @@ pub fn generate(ctx: &Ctx, circuit: &CircuitArgs, setup_seed: u64) -> Result<Par
     };
     bars.finish();
     Ok(p)
-}
-
-/// The GPU setup (fixed-base multiplications on the device) gives the same
-/// parameters bit for bit, minutes faster from 2^22 up; used when this build
-/// has CUDA and a GPU is present, unless `CUZK_SETUP=cpu`.
-fn use_gpu_setup() -> bool {
-    cfg!(feature = "cuda")
-        && std::env::var("CUZK_SETUP").map_or(true, |v| v != "cpu")
-        && cuzk_gpu::built_with_cuda()
-        && cuzk_gpu::device_count() > 0
 }
 
 #[cfg(feature = "cuda")]
@@ -94,7 +127,7 @@ pub fn run(ctx: &Ctx, a: Args) -> Result<()> {
     }
     crate::cmd::limits::check_outputs(&outs, &[])?;
     let t = Instant::now();
-    let p = generate(ctx, &a.circuit, a.setup_seed)?;
+    let p = generate(ctx, &a.circuit, a.setup_seed, a.device)?;
     let gen = t.elapsed();
     save(&p, &a.out, a.vk_out.as_deref())?;
     let size = std::fs::metadata(&a.out).map(|m| m.len()).unwrap_or(0);

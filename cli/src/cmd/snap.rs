@@ -2,13 +2,14 @@
 //! command glue over `cuzk_filecoin::snap`.
 
 use super::post::{hex32, read, VANILLA_FILE_LIMIT};
+use crate::params::ParamArgs;
 use clap::Args;
 use cuzk_filecoin::c1::{parse_size, to_hex};
-use cuzk_filecoin::porep::resolve_param_dir;
 use cuzk_filecoin::post::{parse_vanilla_json, vanilla_json};
 use cuzk_filecoin::snap::snap_job;
-use cuzk_filecoin::testdata;
 use cuzk_filecoin::{run_job, verify_snap, FilecoinError, Result, SnapInput, SnapProofKind};
+use cuzk_filecoin_tools::testdata;
+use cuzk_scheduler::params::ParamFiles;
 use cuzk_scheduler::Engine;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -33,11 +34,8 @@ pub struct SnapArgs {
     /// comm_d of the new data: 64 hex digits.
     #[arg(long)]
     pub comm_d_new: String,
-    /// Directory of the v28 .params/.vk files (default: the config's
-    /// param_cache, else FIL_PROOFS_PARAMETER_CACHE, else
-    /// /var/tmp/filecoin-proof-parameters).
-    #[arg(long, value_name = "DIR")]
-    pub param_cache: Option<PathBuf>,
+    #[command(flatten)]
+    pub params: ParamArgs,
 }
 
 /// `cuzk prove snap`.
@@ -133,7 +131,10 @@ pub fn run_prove(
         comm_d_new,
         vanilla_proofs: parse_vanilla_json(&read(&args.vanilla, VANILLA_FILE_LIMIT, "--vanilla")?)?,
     };
-    let param_dir = resolve_param_dir(args.snap.param_cache.as_deref(), config_param_cache);
+    let param_dir = args
+        .snap
+        .params
+        .dir(config_param_cache, ParamFiles::Filecoin);
     // Before anything in filecoin-proofs reads its settings: the verifier
     // below reads the key from this directory.
     cuzk_filecoin::use_param_dir(&param_dir)?;
@@ -168,7 +169,10 @@ pub fn run_prove(
 pub fn run_verify(args: &VerifySnapArgs, config_param_cache: Option<&Path>) -> Result<bool> {
     let k = kind(&args.snap)?;
     let [comm_r_old, comm_r_new, comm_d_new] = commitments(&args.snap)?;
-    let param_dir = resolve_param_dir(args.snap.param_cache.as_deref(), config_param_cache);
+    let param_dir = args
+        .snap
+        .params
+        .dir(config_param_cache, ParamFiles::Filecoin);
     let proof = read(&args.proof, super::limits::PROOF_FILE_LIMIT, "--proof")?;
     let ok = verify_snap(&k, comm_r_old, comm_r_new, comm_d_new, &proof, &param_dir)?;
     println!(

@@ -21,11 +21,9 @@ use storage_proofs_post::fallback::{
 };
 use typenum::Unsigned;
 
-/// Each partition's circuit and public inputs.
-pub(super) struct Prepared<Tree: 'static + MerkleTreeTrait> {
-    pub(super) circuits: Vec<FallbackPoStCircuit<Tree>>,
-    pub(super) inputs: Vec<Vec<Fr>>,
-}
+/// Each partition's circuit, as filecoin-proofs builds it, and its public
+/// inputs, as filecoin-proofs' verifier derives them.
+pub type Prepared<Tree> = (Vec<FallbackPoStCircuit<Tree>>, Vec<Vec<Fr>>);
 
 type Dom<Tree> = <<Tree as MerkleTreeTrait>::Hasher as Hasher>::Domain;
 
@@ -33,7 +31,7 @@ type Dom<Tree> = <<Tree as MerkleTreeTrait>::Hasher as Hasher>::Domain;
 /// builds each partition's circuit as filecoin-proofs does and its public
 /// inputs as filecoin-proofs' verifier does. Only benchmarks on random,
 /// shape-correct vanilla proofs skip the verification.
-pub(super) fn prepare<Tree: 'static + MerkleTreeTrait>(
+pub fn prepare<Tree: 'static + MerkleTreeTrait>(
     input: &PostInput,
     verify: bool,
 ) -> Result<Prepared<Tree>> {
@@ -163,7 +161,7 @@ pub(super) fn prepare<Tree: 'static + MerkleTreeTrait>(
             .map_err(proofs)?,
         );
     }
-    Ok(Prepared { circuits, inputs })
+    Ok((circuits, inputs))
 }
 
 fn count(kind: &PostProofKind, got: usize, min: usize, max: usize) -> Result<()> {

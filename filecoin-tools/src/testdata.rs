@@ -13,10 +13,10 @@
 //! <root>/sectors/<size>/c1.json, meta.json
 //! ```
 
-use crate::c1::{format_size, parse_c1, to_hex, C1Output, C1Public, SealProofKind};
-use crate::error::{proofs, FilecoinError, Result};
-use crate::porep::{params_file_name, use_param_dir, with_tree};
-use crate::post::{post_params_file_name, PostProofKind};
+use cuzk_filecoin::c1::{format_size, parse_c1, to_hex, C1Output, C1Public, SealProofKind};
+use cuzk_filecoin::params::{use_param_dir, ProofKind};
+use cuzk_filecoin::post::PostProofKind;
+use cuzk_filecoin::{with_tree, FilecoinError, Result};
 
 mod snap;
 use cuzk_groth16::Parameters;
@@ -129,7 +129,9 @@ pub fn ensure_params_with(
     generator: ParamsGenerator,
 ) -> Result<ParamsReport> {
     let t = Instant::now();
-    let path = dirs.params.join(params_file_name(kind)?);
+    let path = dirs
+        .params
+        .join(ProofKind::Porep(*kind).params_file_name()?);
     let vk = path.with_extension("vk");
     if path.is_file() {
         if Parameters::inspect(&path).is_ok() && vk.is_file() {
@@ -165,7 +167,7 @@ pub fn ensure_params_with(
 }
 
 fn generate_params<Tree: 'static + MerkleTreeTrait>(config: &PoRepConfig, seed: u64) -> Result<()> {
-    let pp = public_params::<Tree>(config).map_err(proofs)?;
+    let pp = public_params::<Tree>(config).map_err(FilecoinError::Proofs)?;
     let mut rng = ChaCha20Rng::seed_from_u64(seed);
     type C<T> = StackedCompound<T, DefaultPieceHasher>;
     // Writes <id>.params into the parameter cache (filecoin-proofs' paramcache
@@ -174,12 +176,12 @@ fn generate_params<Tree: 'static + MerkleTreeTrait>(config: &PoRepConfig, seed: 
         Some(&mut rng),
         &pp,
     )
-    .map_err(proofs)?;
+    .map_err(FilecoinError::Proofs)?;
     <C<Tree> as CompoundProof<StackedDrg<'_, Tree, DefaultPieceHasher>, _>>::verifying_key(
         Some(&mut rng),
         &pp,
     )
-    .map_err(proofs)?;
+    .map_err(FilecoinError::Proofs)?;
     Ok(())
 }
 
@@ -189,7 +191,7 @@ fn generate_params_cuzk<Tree: 'static + MerkleTreeTrait>(
     path: &Path,
     generator: ParamsGenerator,
 ) -> Result<()> {
-    let pp = public_params::<Tree>(config).map_err(proofs)?;
+    let pp = public_params::<Tree>(config).map_err(FilecoinError::Proofs)?;
     type C<T> = StackedCompound<T, DefaultPieceHasher>;
     let blank =
         <C<Tree> as CompoundProof<StackedDrg<'_, Tree, DefaultPieceHasher>, _>>::blank_circuit(&pp);
@@ -323,7 +325,7 @@ pub struct SectorMeta {
 impl SectorMeta {
     /// The prover id as bytes.
     pub fn prover_id_bytes(&self) -> Result<[u8; 32]> {
-        crate::c1::parse_prover_id(&self.prover_id)
+        cuzk_filecoin::c1::parse_prover_id(&self.prover_id)
     }
 }
 
@@ -404,9 +406,10 @@ fn pre_commit<Tree: 'static + MerkleTreeTrait>(
     let piece_size = UnpaddedBytesAmount::from(PaddedBytesAmount(kind.sector_size));
     let mut data = vec![0u8; u64::from(piece_size) as usize];
     rng.fill_bytes(&mut data);
-    let piece_info = generate_piece_commitment(&data[..], piece_size).map_err(proofs)?;
+    let piece_info =
+        generate_piece_commitment(&data[..], piece_size).map_err(FilecoinError::Proofs)?;
     let staged_file = std::fs::File::create(&staged).map_err(io(&staged))?;
-    add_piece(&data[..], staged_file, piece_size, &[]).map_err(proofs)?;
+    add_piece(&data[..], staged_file, piece_size, &[]).map_err(FilecoinError::Proofs)?;
     let pieces = [piece_info];
 
     let mut ticket = [0u8; 32];
@@ -423,8 +426,9 @@ fn pre_commit<Tree: 'static + MerkleTreeTrait>(
         ticket,
         &pieces,
     )
-    .map_err(proofs)?;
-    let pre = seal_pre_commit_phase2(config, p1, &cache_dir, &sealed).map_err(proofs)?;
+    .map_err(FilecoinError::Proofs)?;
+    let pre =
+        seal_pre_commit_phase2(config, p1, &cache_dir, &sealed).map_err(FilecoinError::Proofs)?;
     Ok((pre, pieces, ticket, seed))
 }
 
@@ -454,7 +458,7 @@ fn seal_tree<Tree: 'static + MerkleTreeTrait>(
         pre,
         &pieces,
     )
-    .map_err(proofs)?;
+    .map_err(FilecoinError::Proofs)?;
     let public = C1Public {
         comm_r: c1.comm_r,
         comm_d: c1.comm_d,
@@ -496,7 +500,7 @@ pub struct TestData {
     pub sector: TestSector,
 }
 
-/// Everything [`crate::prove_c2`] and [`crate::verify_c2`] need for `kind`,
+/// Everything [`cuzk_filecoin::prove_c2`] and [`cuzk_filecoin::verify_c2`] need for `kind`,
 /// from the cache when possible. Calls [`init_env`] with [`testdata_root`].
 pub fn ensure_testdata(kind: &SealProofKind) -> Result<TestData> {
     ensure_testdata_with(kind, ParamsGenerator::FilecoinProofs)
@@ -568,7 +572,7 @@ fn reference_tree<Tree: 'static + MerkleTreeTrait>(
     let out: SealCommitPhase1Output<Tree> =
         serde_json::from_value(c1.body.clone()).map_err(|e| FilecoinError::BadC1(e.to_string()))?;
     Ok(seal_commit_phase2(config, out, prover_id, sector_id.into())
-        .map_err(proofs)?
+        .map_err(FilecoinError::Proofs)?
         .proof)
 }
 
@@ -592,7 +596,7 @@ pub fn ensure_post_params_with(
     seed: u64,
     generator: ParamsGenerator,
 ) -> Result<ParamsReport> {
-    let path = dirs.params.join(post_params_file_name(kind)?);
+    let path = dirs.params.join(ProofKind::Post(*kind).params_file_name()?);
     ensure_blank_params(&path, |path| {
         with_tree!(
             kind.sector_size,
@@ -632,7 +636,7 @@ fn generate_post_params<Tree: 'static + MerkleTreeTrait>(
     path: &Path,
     generator: ParamsGenerator,
 ) -> Result<()> {
-    let blank = crate::post::blank_circuit::<Tree>(kind)?;
+    let blank = cuzk_filecoin::post::blank_circuit::<Tree>(kind)?;
     write_params(path, &cuzk_setup(blank, seed, generator)?)
 }
 
@@ -732,7 +736,7 @@ fn pick_tree<Tree: 'static + MerkleTreeTrait>(
     filecoin_proofs::generate_winning_post_sector_challenge::<Tree>(
         config, randomness, n, prover_id,
     )
-    .map_err(proofs)
+    .map_err(FilecoinError::Proofs)
 }
 
 /// The vanilla proofs of `sectors` for a PoSt, made the way
@@ -765,17 +769,17 @@ fn vanilla_tree<Tree: 'static + MerkleTreeTrait>(
         &ids,
         prover_id,
     )
-    .map_err(proofs)?;
+    .map_err(FilecoinError::Proofs)?;
     sectors
         .iter()
         .map(|s| {
             let info =
                 PrivateReplicaInfo::<Tree>::new(s.replica.clone(), s.comm_r, s.cache_dir.clone())
-                    .map_err(proofs)?;
+                    .map_err(FilecoinError::Proofs)?;
             let id = SectorId::from(s.sector_id);
             let c = challenges.get(&id).map(Vec::as_slice).unwrap_or_default();
             let vp = filecoin_proofs::generate_single_vanilla_proof::<Tree>(&config, id, &info, c)
-                .map_err(proofs)?;
+                .map_err(FilecoinError::Proofs)?;
             bincode::serialize(&vp).map_err(|e| FilecoinError::Proofs(e.into()))
         })
         .collect()

@@ -1,5 +1,5 @@
 //! Synthesis benchmark for PoRep partitions of any sector size, from a
-//! random shape-correct C1 output (see `cuzk_filecoin::bench_c1`) or a real
+//! random shape-correct C1 output (see `cuzk_filecoin_tools::bench_c1`) or a real
 //! one. Prints the shape of a partition and the synthesis time and memory
 //! of each partition through cuzk-synth.
 //!
@@ -27,7 +27,7 @@
 //!
 //! `--reference` synthesizes each partition a second time through
 //! bellperson 0.27's prover (what filecoin-proofs 19 runs; see
-//! `cuzk_filecoin::synth_compare` for how its private synthesis is reached),
+//! `cuzk_filecoin_tools::synth_compare` for how its private synthesis is reached),
 //! one side after the other with each side's output freed before the other
 //! starts, and prints per partition both times, the memory each holds and
 //! its peak above the baseline, the ratio, and whether both produced the
@@ -47,12 +47,14 @@
 //! the 16-core GPU host):
 //!
 //! ```text
-//! cargo run --release -p cuzk-filecoin --bin cuzk-porep-synth -- --sector-size 32GiB --reference
+//! cargo run --release -p cuzk-filecoin-tools --bin cuzk-porep-synth -- --sector-size 32GiB --reference
 //! ```
 
 use cuzk_filecoin::c1::format_size;
-use cuzk_filecoin::synth_compare::{compare_synthesis, CompareOptions, PartitionComparison};
-use cuzk_filecoin::{bench_c1, parse_c1, parse_size, partition_shape, SealProofKind, SealVersion};
+use cuzk_filecoin::porep::blank_shape;
+use cuzk_filecoin::{parse_c1, parse_size, partition_shape, SealProofKind, SealVersion};
+use cuzk_filecoin_tools::bench_c1;
+use cuzk_filecoin_tools::synth_compare::{compare_synthesis, CompareOptions, PartitionComparison};
 use std::time::Instant;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -120,7 +122,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         );
         if blank {
             let t = Instant::now();
-            let b = bench_c1::blank_shape(&c1.kind)?;
+            let b = blank_shape(&c1.kind)?;
             println!(
                 "blank circuit (parameter generation) shape: {b:?} ({:.2?}) -> {}",
                 t.elapsed(),

@@ -12,10 +12,8 @@
 //! 8 sub + 2 top for 64 GiB); a column of `layers` labels at the challenge,
 //! 6 DRG and 8 expander parent columns.
 
-use crate::c1::{C1Output, C1Public, SealProofKind};
-use crate::error::{proofs, FilecoinError, Result};
-use crate::porep::with_tree;
-use cuzk_synth::Shape;
+use cuzk_filecoin::c1::{C1Output, C1Public, SealProofKind};
+use cuzk_filecoin::{with_tree, FilecoinError, Result};
 use filecoin_hashers::{Domain, Hasher};
 use filecoin_proofs::{
     parameters::public_params, DefaultPieceHasher, PoRepConfig, VanillaSealProof,
@@ -23,27 +21,11 @@ use filecoin_proofs::{
 use rand::{Rng, RngCore, SeedableRng};
 use rand_chacha::ChaCha20Rng;
 use serde_json::{json, Value};
-use storage_proofs_core::{compound_proof::CompoundProof, drgraph::Graph, merkle::MerkleTreeTrait};
+use storage_proofs_core::{drgraph::Graph, merkle::MerkleTreeTrait};
 use storage_proofs_porep::stacked::{
-    ColumnProof, EncodingProof, LabelingProof, ReplicaColumnProof, StackedCompound, StackedDrg,
+    ColumnProof, EncodingProof, LabelingProof, ReplicaColumnProof,
 };
 use typenum::Unsigned;
-
-/// Shape of the circuit filecoin-proofs generates parameters from (its
-/// blank circuit) for `kind`: what every real partition must match.
-pub fn blank_shape(kind: &SealProofKind) -> Result<Shape> {
-    let config = kind.porep_config()?;
-    with_tree!(kind.sector_size, blank_tree(&config))
-}
-
-fn blank_tree<Tree: 'static + MerkleTreeTrait>(config: &PoRepConfig) -> Result<Shape> {
-    let pp = public_params::<Tree>(config).map_err(proofs)?;
-    let blank = <StackedCompound<Tree, DefaultPieceHasher> as CompoundProof<
-        StackedDrg<'_, Tree, DefaultPieceHasher>,
-        _,
-    >>::blank_circuit(&pp);
-    Ok(cuzk_synth::count_shape(blank)?)
-}
 
 /// A random, shape-correct C1 output for `kind` (all partitions), from
 /// `seed`. Its public values are random too (non-zero).
@@ -165,7 +147,7 @@ fn random_tree<Tree: 'static + MerkleTreeTrait>(
     rng: &mut ChaCha20Rng,
 ) -> Result<Value> {
     type G = DefaultPieceHasher;
-    let pp = public_params::<Tree>(config).map_err(proofs)?;
+    let pp = public_params::<Tree>(config).map_err(FilecoinError::Proofs)?;
     let nodes = kind.sector_size / 32;
     let layers = pp.num_layers;
     let challenges = pp.challenges.num_challenges_per_partition();

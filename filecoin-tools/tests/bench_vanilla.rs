@@ -4,15 +4,15 @@
 //! proofs are well-formed and do not verify. Real vanilla proofs' jobs
 //! refuse them.
 //!
-//! `cargo test -p cuzk-filecoin --test bench_vanilla`
+//! `cargo test -p cuzk-filecoin-tools --test bench_vanilla`
 
-use cuzk_filecoin::bench_vanilla::{random_post, random_snap};
 use cuzk_filecoin::post::{post_bench_job, post_job};
 use cuzk_filecoin::snap::{snap_bench_job, snap_job};
 use cuzk_filecoin::{
-    testdata, verify_snap, FilecoinError, PostProofKind, PostType, PostVersion, ProofJob,
-    SnapProofKind,
+    verify_snap, FilecoinError, PostProofKind, PostType, PostVersion, ProofJob, SnapProofKind,
 };
+use cuzk_filecoin_tools::bench_vanilla::{random_post, random_snap};
+use cuzk_filecoin_tools::testdata;
 use cuzk_scheduler::{Engine, JobSpec};
 
 fn prove_unchecked(engine: &Engine, job: ProofJob) -> Vec<u8> {

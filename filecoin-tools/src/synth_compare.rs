@@ -29,13 +29,13 @@
 //! is reset through `/proc/self/clear_refs` before each side). Each side's
 //! output is freed before the other side runs.
 
-use crate::c1::C1Output;
-use crate::error::{FilecoinError, Result};
-use crate::porep::{prepare, with_tree};
 use bellpepper_core::{Circuit, ConstraintSystem, Index, SynthesisError};
 use bellperson::groth16::{ParameterSource, VerifyingKey};
 use blstrs::{Bls12, G1Affine, G2Affine};
 use cuzk_field::Fr;
+use cuzk_filecoin::c1::C1Output;
+use cuzk_filecoin::porep::prepare;
+use cuzk_filecoin::{with_tree, FilecoinError, Result};
 use ff::Field;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};

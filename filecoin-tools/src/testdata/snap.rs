@@ -8,10 +8,10 @@ use super::{
     ensure_blank_params, pre_commit, write_file, write_params, ParamsGenerator, ParamsReport,
     TestDirs,
 };
-use crate::c1::{format_size, SealProofKind, SealVersion};
-use crate::error::{proofs, FilecoinError, Result};
-use crate::porep::with_tree;
-use crate::snap::{blank_circuit, snap_params_file_name, SnapProofKind};
+use cuzk_filecoin::c1::{format_size, SealProofKind, SealVersion};
+use cuzk_filecoin::params::ProofKind;
+use cuzk_filecoin::snap::{blank_circuit, SnapProofKind};
+use cuzk_filecoin::{with_tree, FilecoinError, Result};
 use filecoin_hashers::poseidon::PoseidonHasher;
 use filecoin_proofs::{
     add_piece, generate_piece_commitment, PaddedBytesAmount, SectorUpdateConfig,
@@ -56,7 +56,7 @@ pub fn ensure_snap_params_with(
     seed: u64,
     generator: ParamsGenerator,
 ) -> Result<ParamsReport> {
-    let path = dirs.params.join(snap_params_file_name(kind)?);
+    let path = dirs.params.join(ProofKind::Snap(*kind).params_file_name()?);
     ensure_blank_params(&path, |path| {
         with_tree!(kind.sector_size, generate(kind, seed, path, generator))
     })
@@ -125,10 +125,10 @@ where
     let piece_size = UnpaddedBytesAmount::from(PaddedBytesAmount(kind.sector_size));
     let mut data = vec![0u8; u64::from(piece_size) as usize];
     rng.fill_bytes(&mut data);
-    let piece = generate_piece_commitment(&data[..], piece_size).map_err(proofs)?;
+    let piece = generate_piece_commitment(&data[..], piece_size).map_err(FilecoinError::Proofs)?;
     let staged = dir.join("staged");
     let file = std::fs::File::create(&staged).map_err(io(&staged))?;
-    add_piece(&data[..], file, piece_size, &[]).map_err(proofs)?;
+    add_piece(&data[..], file, piece_size, &[]).map_err(FilecoinError::Proofs)?;
 
     let (replica, cache) = (dir.join("replica"), dir.join("replica-cache"));
     std::fs::create_dir_all(&cache).map_err(io(&cache))?;
@@ -147,7 +147,7 @@ where
         &staged,
         &[piece],
     )
-    .map_err(proofs)?;
+    .map_err(FilecoinError::Proofs)?;
     let vanilla = filecoin_proofs::generate_partition_proofs::<Tree>(
         config,
         pre.comm_r,
@@ -158,7 +158,7 @@ where
         &replica,
         &cache,
     )
-    .map_err(proofs)?;
+    .map_err(FilecoinError::Proofs)?;
     if !filecoin_proofs::verify_partition_proofs::<Tree>(
         config,
         &vanilla,
@@ -166,7 +166,7 @@ where
         encoded.comm_r_new,
         encoded.comm_d_new,
     )
-    .map_err(proofs)?
+    .map_err(FilecoinError::Proofs)?
     {
         return Err(FilecoinError::Proofs(anyhow::anyhow!(
             "filecoin-proofs rejected its own update vanilla proofs"

@@ -3,14 +3,13 @@
 //! cost without sealing, encoding or proving a 32 GiB sector. Their
 //! vanilla proofs pass the shape checks (counts, Merkle path shapes, field
 //! elements, roots) but not the vanilla verifier, so they are proved with
-//! [`crate::post::post_bench_job`] / [`crate::snap::snap_bench_job`] and the
+//! [`cuzk_filecoin::post::post_bench_job`] / [`cuzk_filecoin::snap::snap_bench_job`] and the
 //! engine's self-check off.
 
 use crate::bench_c1::{merkle_json, to_json, tree_proof};
-use crate::error::{proofs, FilecoinError, Result};
-use crate::porep::with_tree;
-use crate::post::{PostInput, PostProofKind, PostType};
-use crate::snap::{SnapInput, SnapProofKind};
+use cuzk_filecoin::post::{PostInput, PostProofKind, PostType};
+use cuzk_filecoin::snap::{SnapInput, SnapProofKind};
+use cuzk_filecoin::{with_tree, FilecoinError, Result};
 use filecoin_hashers::{poseidon::PoseidonHasher, sha256::Sha256Hasher, Domain, Hasher};
 use filecoin_proofs::FallbackPoStSectorProof;
 use rand::{Rng, SeedableRng};
@@ -132,9 +131,9 @@ where
     type D = <Sha256Hasher as Hasher>::Domain;
     let pp = kind.public_params();
     let leaves = kind.sector_size / 32;
-    let dom = |b: &[u8; 32]| Dom::<Tree>::try_from_bytes(b).map_err(proofs);
+    let dom = |b: &[u8; 32]| Dom::<Tree>::try_from_bytes(b).map_err(FilecoinError::Proofs);
     let (r_old, r_new) = (dom(&comm_r_old)?, dom(&comm_r_new)?);
-    let d_new = D::try_from_bytes(&comm_d_new).map_err(proofs)?;
+    let d_new = D::try_from_bytes(&comm_d_new).map_err(FilecoinError::Proofs)?;
     let phi = phi(&d_new, &r_old);
     let h = h_default(pp.sector_nodes);
     let bits = pp.sector_nodes.trailing_zeros() as usize;

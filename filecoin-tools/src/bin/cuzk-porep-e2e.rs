@@ -4,7 +4,7 @@
 //! accepts it, and rejects it with one byte flipped.
 //!
 //! ```text
-//! cargo run --release -p cuzk-filecoin --bin cuzk-porep-e2e [-- --sector-size 8MiB] [--reference] [--generator cuzk]
+//! cargo run --release -p cuzk-filecoin-tools --bin cuzk-porep-e2e [-- --sector-size 8MiB] [--reference] [--generator cuzk]
 //! ```
 //!
 //! `--generator cuzk` makes missing parameters with cuzk's own setup
@@ -12,9 +12,8 @@
 //! (bellperson's CPU prover) on the same C1 output and prints both times.
 //! Exit status 0 only if every check passed.
 
-use cuzk_filecoin::{
-    parse_size, prove_c2, testdata, verify_c2, C2Options, SealProofKind, SealVersion,
-};
+use cuzk_filecoin::{parse_size, prove_c2, verify_c2, C2Options, SealProofKind, SealVersion};
+use cuzk_filecoin_tools::testdata;
 
 use std::process::ExitCode;
 use std::time::{Duration, Instant};

@@ -1,0 +1,190 @@
+//! Where a Filecoin proof's Groth16 parameters are: one standard file name
+//! per proof kind (filecoin-proofs' `parameter_id` of the kind's circuit,
+//! e.g. `v28-stacked-proof-of-replication-…-<hash>.params`), found in one
+//! directory by [`locate`], checked against a circuit by [`check_params`],
+//! and the directory filecoin-proofs' own verifier reads
+//! ([`use_param_dir`]).
+//!
+//! Which directory: the caller's (`--param-cache`, `[srs] param_cache`),
+//! else `$FIL_PROOFS_PARAMETER_CACHE`, else filecoin-proofs' default:
+//! [`cuzk_scheduler::params::param_dir`] with
+//! [`cuzk_scheduler::params::ParamFiles::Filecoin`].
+
+use crate::c1::SealProofKind;
+use crate::error::{proofs, FilecoinError, Result};
+use crate::post::PostProofKind;
+use crate::snap::SnapProofKind;
+use crate::with_tree;
+use cuzk_groth16::ParamsInfo;
+use cuzk_synth::Shape;
+use filecoin_hashers::poseidon::PoseidonHasher;
+use filecoin_proofs::{PoRepConfig, PoStConfig};
+use std::path::{Path, PathBuf};
+use storage_proofs_core::{
+    merkle::MerkleTreeTrait,
+    parameter_cache::{parameter_id, CacheableParameters},
+};
+use storage_proofs_update::{EmptySectorUpdateCircuit, EmptySectorUpdateCompound, PublicParams};
+
+/// A registered Filecoin proof type, whatever its kind: what a parameter
+/// file is for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ProofKind {
+    /// PoRep commit (C2).
+    Porep(SealProofKind),
+    /// WinningPoSt or WindowPoSt.
+    Post(PostProofKind),
+    /// SnapDeals (empty-sector update).
+    Snap(SnapProofKind),
+}
+
+impl From<SealProofKind> for ProofKind {
+    fn from(k: SealProofKind) -> Self {
+        Self::Porep(k)
+    }
+}
+
+impl From<PostProofKind> for ProofKind {
+    fn from(k: PostProofKind) -> Self {
+        Self::Post(k)
+    }
+}
+
+impl From<SnapProofKind> for ProofKind {
+    fn from(k: SnapProofKind) -> Self {
+        Self::Snap(k)
+    }
+}
+
+impl ProofKind {
+    /// Sector size in bytes.
+    pub fn sector_size(&self) -> u64 {
+        match self {
+            Self::Porep(k) => k.sector_size,
+            Self::Post(k) => k.sector_size,
+            Self::Snap(k) => k.sector_size,
+        }
+    }
+
+    /// The standard file name of the kind's parameters, as filecoin-proofs
+    /// names them: PoRep
+    /// `v28-stacked-proof-of-replication-merkletree-poseidon_hasher-8-0-0-sha256_hasher-<hash>.params`,
+    /// PoSt `v28-proof-of-spacetime-fallback-merkletree-poseidon_hasher-8-8-0-<hash>.params`
+    /// at 32 GiB (Window V1 and V1_2 share one file: the API version is
+    /// not part of the circuit), SnapDeals
+    /// `v28-empty-sector-update-merkletree-poseidon_hasher-8-8-0-<hash>.params`
+    /// at 32 GiB.
+    pub fn params_file_name(&self) -> Result<String> {
+        let id = match self {
+            Self::Porep(k) => {
+                let config = k.porep_config()?;
+                with_tree!(k.sector_size, porep_id(&config))?
+            }
+            Self::Post(k) => with_tree!(k.sector_size, post_id(&k.post_config()))?,
+            Self::Snap(k) => with_tree!(k.sector_size, snap_id(k))?,
+        };
+        Ok(parameter_id(&id))
+    }
+}
+
+fn porep_id<Tree: 'static + MerkleTreeTrait>(config: &PoRepConfig) -> Result<String> {
+    config.get_cache_identifier::<Tree>().map_err(proofs)
+}
+
+fn post_id<Tree: 'static + MerkleTreeTrait>(config: &PoStConfig) -> Result<String> {
+    config.get_cache_identifier::<Tree>().map_err(proofs)
+}
+
+fn snap_id<Tree>(kind: &SnapProofKind) -> Result<String>
+where
+    Tree: 'static + MerkleTreeTrait<Hasher = PoseidonHasher>,
+{
+    Ok(<EmptySectorUpdateCompound<Tree> as CacheableParameters<
+        EmptySectorUpdateCircuit<Tree>,
+        PublicParams,
+    >>::cache_identifier(&kind.public_params()))
+}
+
+/// The parameter file of `kind` in `dir`; a typed error if it is absent.
+pub fn locate(dir: &Path, kind: impl Into<ProofKind>) -> Result<PathBuf> {
+    locate_file(dir, &kind.into().params_file_name()?)
+}
+
+/// The parameter file `name` (a standard name, see
+/// [`ProofKind::params_file_name`]) in `dir`; a typed error if it is
+/// absent.
+pub fn locate_file(dir: &Path, name: &str) -> Result<PathBuf> {
+    let path = dir.join(name);
+    if !path.is_file() {
+        return Err(FilecoinError::MissingParams { path });
+    }
+    Ok(path)
+}
+
+/// Compares a parameter file's section counts with a circuit's shape
+/// (inputs, aux variables, domain); `densities` (A points, B points) adds
+/// the two counts only a synthesized partition knows.
+pub fn check_params(
+    path: &Path,
+    info: &ParamsInfo,
+    shape: &Shape,
+    densities: Option<(usize, usize)>,
+) -> Result<()> {
+    let mismatch = |detail: String| {
+        Err(FilecoinError::ParamsMismatch {
+            path: path.to_path_buf(),
+            detail,
+        })
+    };
+    if info.ic != shape.num_inputs {
+        return mismatch(format!(
+            "the circuit has {} public inputs, the file has {}",
+            shape.num_inputs - 1,
+            info.ic.saturating_sub(1)
+        ));
+    }
+    if info.l != shape.num_aux {
+        return mismatch(format!(
+            "the circuit has {} aux variables, the file has {} L points",
+            shape.num_aux, info.l
+        ));
+    }
+    if info.domain_size() != shape.domain_size() {
+        return mismatch(format!(
+            "the circuit has {} constraints (domain {}), the file is for domain {}",
+            shape.num_constraints,
+            shape.domain_size(),
+            info.domain_size()
+        ));
+    }
+    if let Some((a, b)) = densities {
+        if info.a != a || info.b_g1 != b || info.b_g2 != b {
+            return mismatch(format!(
+                "A/B queries: the circuit needs {a}/{b} points, the file has {}/{}/{}",
+                info.a, info.b_g1, info.b_g2
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Makes filecoin-proofs read its parameters and verifying keys from `dir`.
+/// Its settings are read once per process, so this must run before any
+/// other filecoin-proofs call; a later call with another directory is a
+/// [`FilecoinError::ParamCacheConflict`].
+pub fn use_param_dir(dir: &Path) -> Result<()> {
+    std::fs::create_dir_all(dir).map_err(|e| FilecoinError::file(dir, e))?;
+    std::env::set_var("FIL_PROOFS_PARAMETER_CACHE", dir);
+    let active = PathBuf::from(&storage_proofs_core::settings::SETTINGS.parameter_cache);
+    let same = match (active.canonicalize(), dir.canonicalize()) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => active == dir,
+    };
+    if !same {
+        return Err(FilecoinError::ParamCacheConflict {
+            active,
+            wanted: dir.to_path_buf(),
+        });
+    }
+    Ok(())
+}
