@@ -166,23 +166,15 @@ pub fn format_size(bytes: u64) -> String {
     bytes.to_string()
 }
 
-/// Parses "2KiB", "2k", "8MiB", "32GiB", "32G" or a plain byte count.
+/// Parses a sector size: "2KiB", "2k", "8MiB", "32GiB", "32G" or a plain
+/// byte count, with the one size syntax of every cuzk setting
+/// ([`cuzk_scheduler::parse_bytes`]: every unit a power of 1024).
 pub fn parse_size(s: &str) -> Result<u64> {
-    let t = s.trim();
-    let bad =
-        || FilecoinError::SectorSize(format!("cannot parse sector size {s:?} (e.g. 2KiB, 32GiB)"));
-    let digits = t.chars().take_while(|c| c.is_ascii_digit()).count();
-    let (num, unit) = t.split_at(digits);
-    let n: u64 = num.parse().map_err(|_| bad())?;
-    let shift = match unit.trim().to_ascii_lowercase().as_str() {
-        "" | "b" => 0,
-        "k" | "kb" | "kib" => 10,
-        "m" | "mb" | "mib" => 20,
-        "g" | "gb" | "gib" => 30,
-        "t" | "tb" | "tib" => 40,
-        _ => return Err(bad()),
-    };
-    n.checked_mul(1 << shift).ok_or_else(bad)
+    cuzk_scheduler::parse_bytes(s).map_err(|e| {
+        FilecoinError::SectorSize(format!(
+            "cannot parse sector size {s:?} ({e}; e.g. 2KiB, 32GiB)"
+        ))
+    })
 }
 
 /// A parsed C1 output: proof type, sector number if the wrapper gave one,

@@ -58,11 +58,15 @@ impl Default for DaemonConfig {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct SrsConfig {
-    /// Directory of `.params` files; absent: `$CUZK_PARAM_CACHE`, else the
-    /// user's cache directory (`~/.cache/cuzk/params`).
+    /// Directory of `.params` files, cuzk's test parameters and Filecoin's
+    /// alike; absent: each kind's own default ([`crate::params::param_dir`]).
     pub param_cache: Option<PathBuf>,
     /// Circuit ids whose parameters are loaded at start (e.g. `"bench-k16"`).
     pub preload: Vec<String>,
+    /// Directory of recorded circuits (PoRep, SnapDeals); absent:
+    /// `$CUZK_R1CS_CACHE`, else the user's cache directory.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub r1cs_cache: Option<PathBuf>,
 }
 
 /// `[synthesis]`.
@@ -97,6 +101,17 @@ pub struct GpuConfig {
     /// so with gw ≥ 2 one worker's CPU work overlaps another's kernels.
     #[serde(deserialize_with = "de_positive")]
     pub gpu_workers_per_device: usize,
+    /// Device memory each GPU backend may use: `"auto"` (what the card has
+    /// free at start, less a margin), a size (`"16GiB"`), or a share of the
+    /// card (`"50%"`). Never more than is free: another process on a shared
+    /// card shrinks it. Placements, H-step buffers, MSM scratch and
+    /// pipeline depth all fit in it; a proof type that cannot is refused
+    /// when its parameters are placed.
+    pub memory_limit: ByteSpec,
+    /// Where parameters' bases live: `"auto"` (resident when they fit in
+    /// the memory limit, else streamed from host memory), `"resident"` or
+    /// `"transient"`.
+    pub residency: String,
 }
 
 impl Default for GpuConfig {
@@ -104,6 +119,8 @@ impl Default for GpuConfig {
         Self {
             devices: Vec::new(),
             gpu_workers_per_device: 2,
+            memory_limit: ByteSpec::Auto,
+            residency: "auto".into(),
         }
     }
 }
@@ -113,7 +130,7 @@ impl Default for GpuConfig {
 #[serde(deny_unknown_fields, default)]
 pub struct MemoryConfig {
     /// Host bytes the engine may hold in synthesized partitions and backend
-    /// working sets: `"auto"`, a size (`"64GiB"`, `"500MB"`, an integer
+    /// working sets: `"auto"`, a size (`"64GiB"`, `"500MiB"`, an integer
     /// number of bytes) or a share of physical RAM (`"80%"`).
     pub budget: ByteSpec,
     /// With `budget = "auto"`: bytes left for everything else (the
@@ -164,7 +181,7 @@ pub enum ByteSpec {
 }
 
 impl ByteSpec {
-    /// Parses `"auto"`, `"80%"`, `"64GiB"`, `"1.5 GB"`, `"1048576"`.
+    /// Parses `"auto"`, `"80%"`, or a size ([`parse_bytes`]: `"64GiB"`, `"1.5 GB"`, `"1048576"`).
     pub fn parse(s: &str) -> Result<Self, String> {
         let t = s.trim();
         if t.eq_ignore_ascii_case("auto") {
@@ -245,10 +262,14 @@ impl<'de> Deserialize<'de> for ByteSpec {
     }
 }
 
-/// Parses a byte size: an integer, or a number with a unit: `B`, `KB`,
-/// `MB`, `GB`, `TB` (powers of 1000) or `KiB`, `MiB`, `GiB`, `TiB` (powers
-/// of 1024), case-insensitive, optional space. Bare `K`/`M`/`G`/`T` are
-/// refused as ambiguous.
+/// Parses a byte size, the one size syntax of every cuzk setting and flag
+/// (memory budgets, message limits, sector sizes): an integer or a decimal
+/// number, an optional space, and an optional unit. Every unit is a power
+/// of 1024, whatever its spelling: `K`, `KB`, `KiB` = 2^10; `M`, `MB`,
+/// `MiB` = 2^20; `G`, `GB`, `GiB` = 2^30; `T`, `TB`, `TiB` = 2^40 (`B` or
+/// none: bytes), case-insensitive. So "32G", "32GB" and "32GiB" are all a
+/// 32 GiB sector, as Filecoin's tools (and go-units' `RAMInBytes`, which
+/// Lotus and Curio use) read them.
 pub fn parse_bytes(s: &str) -> Result<u64, String> {
     let t = s.trim();
     let split = t
@@ -257,25 +278,22 @@ pub fn parse_bytes(s: &str) -> Result<u64, String> {
     let (num, unit) = (t[..split].trim(), t[split..].trim());
     if num.is_empty() {
         return Err(format!(
-            "'{s}' is not a size (expected e.g. 64GiB, 500MB or a number of bytes)"
+            "'{s}' is not a size (expected e.g. 64GiB, 500MiB or a number of bytes)"
         ));
     }
-    let mult: u64 = match unit.to_ascii_lowercase().as_str() {
-        "" | "b" => 1,
-        "kb" => 1_000,
-        "mb" => 1_000_000,
-        "gb" => 1_000_000_000,
-        "tb" => 1_000_000_000_000,
-        "kib" => 1 << 10,
-        "mib" => 1 << 20,
-        "gib" => 1 << 30,
-        "tib" => 1 << 40,
+    let shift = match unit.to_ascii_lowercase().as_str() {
+        "" | "b" => 0,
+        "k" | "kb" | "kib" => 10,
+        "m" | "mb" | "mib" => 20,
+        "g" | "gb" | "gib" => 30,
+        "t" | "tb" | "tib" => 40,
         _ => {
             return Err(format!(
-                "'{s}': unknown unit '{unit}' (use B, KB, MB, GB, TB, KiB, MiB, GiB or TiB)"
+                "'{s}': unknown unit '{unit}' (use B, KiB, MiB, GiB or TiB; K, KB, M, MB, G, GB, T and TB mean the same)"
             ))
         }
     };
+    let mult = 1u64 << shift;
     if let Ok(n) = num.parse::<u64>() {
         return n
             .checked_mul(mult)
@@ -421,6 +439,18 @@ impl Config {
         if let ByteSpec::Bytes(0) = self.memory.budget {
             return bad("memory.budget", "must be more than 0 bytes".into());
         }
+        if let ByteSpec::Bytes(0) = self.gpus.memory_limit {
+            return bad("gpus.memory_limit", "must be more than 0 bytes".into());
+        }
+        if !["auto", "resident", "transient"].contains(&self.gpus.residency.as_str()) {
+            return bad(
+                "gpus.residency",
+                format!(
+                    "{:?}: expected \"auto\", \"resident\" or \"transient\"",
+                    self.gpus.residency
+                ),
+            );
+        }
         if let ByteSpec::Percent(_) | ByteSpec::Auto = self.memory.margin {
             return bad(
                 "memory.margin",
@@ -518,14 +548,21 @@ mod tests {
         assert_eq!(parse_bytes("1"), Ok(1));
         assert_eq!(parse_bytes("1000"), Ok(1000));
         assert_eq!(parse_bytes("2KiB"), Ok(2048));
-        assert_eq!(parse_bytes("2 kb"), Ok(2000));
+        assert_eq!(parse_bytes("2 kb"), Ok(2048));
+        assert_eq!(parse_bytes("2k"), Ok(2048));
         assert_eq!(parse_bytes("64GiB"), Ok(64 << 30));
         assert_eq!(parse_bytes("1.5GiB"), Ok(3 << 29));
-        assert_eq!(parse_bytes("3MB"), Ok(3_000_000));
+        assert_eq!(parse_bytes("3MB"), Ok(3 << 20));
+        assert_eq!(parse_bytes("512mib"), Ok(512 << 20));
+        // A sector size means the same in every spelling.
+        for s in ["32GiB", "32GB", "32G", "32 g", "34359738368"] {
+            assert_eq!(parse_bytes(s), Ok(32 << 30), "{s}");
+        }
         assert_eq!(parse_bytes("1TiB"), Ok(1 << 40));
         assert!(parse_bytes("").is_err());
         assert!(parse_bytes("GiB").is_err());
-        assert!(parse_bytes("12G").is_err());
+        assert!(parse_bytes("2XB").is_err());
+        assert!(parse_bytes("12PB").is_err());
         assert!(parse_bytes("-5").is_err());
         assert!(parse_bytes("1.2.3MB").is_err());
         assert!(parse_bytes("99999999999999999999").is_err());
