@@ -29,8 +29,9 @@
 //! copies; one row for the build, one for the MSM; the plain set stays
 //! resident beside them). Each size also reports its first call (the warm-up)
 //! on its own row. CUZK_MSM_BENCH_BUSY_HOST=1 adds a row timed while every
-//! core copies memory. CUZK_MSM_PROFILE=1 (the library's) prints each
-//! MSM's device time per phase to stderr.
+//! core copies memory. CUZK_MSM_PROFILE=1 and CUZK_MSM_OCC (the library's,
+//! `cuzk_gpu::tuning`) print each MSM's device time per phase to stderr and
+//! select the launch shape of the register-bound G1 kernels.
 
 #[path = "../tests/gpu_common/mod.rs"]
 mod gpu_common;
@@ -381,8 +382,7 @@ fn main() {
     let mut rows = Vec::new();
 
     // CUZK_MSM_BENCH_LOGS=g1[;g2] (e.g. "24,27;24"): these sizes only, no
-    // sweeps or bitmap sums, for A/B runs (CUZK_MSM_ROUNDS) at the sizes
-    // that matter.
+    // sweeps or bitmap sums, for A/B runs at the sizes that matter.
     let logs = std::env::var("CUZK_MSM_BENCH_LOGS").ok().map(|v| {
         let parse = |p: &str| -> Vec<usize> {
             p.split(',').filter_map(|x| x.trim().parse().ok()).collect()

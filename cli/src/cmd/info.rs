@@ -2,6 +2,7 @@
 
 use crate::output::Ctx;
 use anyhow::Result;
+use cuzk_gpu::tuning::Tuning;
 use cuzk_groth16::Parameters;
 use std::path::PathBuf;
 
@@ -20,6 +21,7 @@ fn gpu_description() -> String {
 pub fn run(ctx: &Ctx, a: Args) -> Result<()> {
     let threads = rayon::current_num_threads();
     let gpus = gpu_description();
+    let tuning = Tuning::get();
     let info = match &a.params {
         Some(p) => Some(Parameters::inspect(p)?),
         None => None,
@@ -31,13 +33,18 @@ pub fn run(ctx: &Ctx, a: Args) -> Result<()> {
                 "h": i.h, "l": i.l, "a": i.a, "b_g1": i.b_g1, "b_g2": i.b_g2,
             })
         });
+        let tuning = serde_json::json!({
+            "msm_profile": tuning.msm_profile,
+            "msm_occupancy": tuning.msm_occupancy.env_value(),
+            "h_copies_cap": tuning.h_copies_cap,
+        });
         println!(
             "{}",
-            serde_json::json!({ "version": env!("CARGO_PKG_VERSION"), "cpu_threads": threads, "gpus": gpus.trim_end(), "params": params })
+            serde_json::json!({ "version": env!("CARGO_PKG_VERSION"), "cpu_threads": threads, "gpus": gpus.trim_end(), "tuning": tuning, "params": params })
         );
     } else {
         ctx.say(format!(
-            "cuzk {}\nCPU threads: {threads}\n{}",
+            "cuzk {}\nCPU threads: {threads}\n{}\nTuning: {tuning}",
             env!("CARGO_PKG_VERSION"),
             gpus.trim_end()
         ));
