@@ -3,7 +3,7 @@
 //! products per second, against the integer-multiplier floor.
 //!
 //! Floor: the H200 issues 64 low-half 32-bit IMADs per SM per clock and 32
-//! high-half/wide ones (measured, DESIGN.md §6), so one product costs at
+//! high-half/wide ones (sm_90's integer-multiply rates), so one product costs at
 //! least lo/64 + hi/32 SM-clocks, where lo and hi are the IMAD counts of the
 //! kernel's loop body (one product per iteration). The counts come from
 //! `cuobjdump -sass` on this very executable (found via CUDA_HOME, PATH or

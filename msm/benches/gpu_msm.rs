@@ -8,9 +8,10 @@
 //! additions need (G1 mixed add 8M + 2S = 10 Fp products, general add
 //! 12M + 2S = 14; G2 in Fp2 with Karatsuba: 3 Fp products per M, 2 per S,
 //! so 28 and 40), times the SM-clocks one Fp product needs at 64 low-half
-//! and 32 high-half IMADs per SM per clock (DESIGN.md §6). The IMAD counts
-//! per product are the SASS counts of the multiplier measured on the H200
-//! (docs/GPU.md, 2026-11-29: PTX path lo 362, hi 288; override with
+//! and 32 high-half IMADs per SM per clock (sm_90's integer-multiply rates,
+//! as in cuzk-gpu's field_mul bench). The IMAD counts per product are the
+//! SASS counts of the H200 build's multiplier (PTX path lo 362, hi 288,
+//! from `cuobjdump -sass` of the field_mul bench; override with
 //! CUZK_FP_MUL_IMAD=lo,hi). Additions counted: n·W·(1 − 2^−c) mixed adds
 //! for the buckets plus 2·W·2^(c−1) general adds for the reduction; the
 //! bitmap sum: one mixed add per set bit. ratio = floor / time.
@@ -305,7 +306,7 @@ fn sweep(g: &GpuBases<G1Affine>, m: &Machine, log: usize, rows: &mut Vec<Row>) {
 }
 
 fn bitmap_sums(g: &GpuBases<G1Affine>, a: Fr, d: Fr, m: &Machine, rows: &mut Vec<Row>) {
-    // A 32 GiB PoRep partition's aux count (DESIGN.md §4).
+    // A 32 GiB PoRep partition's aux count, so its L and A bitmap length.
     let n = 130_278_541.min(g.len());
     for pct in [20u32, 50, 80] {
         let mut rng = ChaCha8Rng::seed_from_u64(pct as u64);

@@ -43,7 +43,7 @@ __global__ void for_each_kernel(size_t n, Op op) {
 // dependent IMAD chains. Bounded to 128 they spill 400 and 240 bytes and
 // still win: G1 2^24 MSM 396 → 276 ms, 2^20 51 → 41 ms on the H200; three
 // 128-thread blocks at 154 registers (12 warps, no spills) gave 287 and 44
-// (measurements: docs/GPU.md §8). So this is the default for them.
+// (the `gpu_msm` bench). So this is the default for them.
 template <class Op>
 __global__ void __launch_bounds__(kBlock, 2) for_each_kernel_occ2(size_t n, Op op) {
     size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;

@@ -51,8 +51,8 @@ constexpr uint32_t kSign = 0x80000000u;
 // 256 entries, so all but its last segment are full. Equal chunks of 64
 // sorted entries across bucket boundaries (every thread the same work, one
 // partial per bucket a chunk meets) measured slower on the H200: G1 2^24
-// 292–294 against 267–269 ms, 2^20 equal (2026-12-02, docs/GPU.md §8):
-// the per-entry boundary test costs more than the balance gains.
+// 292–294 against 267–269 ms, 2^20 equal: the per-entry boundary test
+// costs more than the balance gains.
 constexpr uint32_t kL0 = 64;
 constexpr uint32_t kL1 = 16;
 // Bitmap words per thread in the bitmap sum (256 bases).

@@ -10,8 +10,8 @@
 // the chains here are ≤ kInvRun long and their totals are inverted by the
 // same trick recursively, so a direct inversion is paid once per ~2^13
 // adds — cheap in arithmetic, but each round waits on its latency (below).
-// On the H200: G1 2^24 254.9 against 276.5 ms with XYZZ alone, 2^27 1625
-// against 1955 (docs/runs/2026-12-02-session11.md).
+// On the H200 (`gpu_msm` bench): G1 2^24 254.9 against 276.5 ms with XYZZ
+// alone, 2^27 1625 against 1955.
 //
 // Shape: the counting sort pads every bucket to a multiple of 2^R entries
 // with kPad (= infinity), so the sorted array is a sequence of aligned

@@ -24,8 +24,8 @@ const MIN_CHUNK: usize = 32;
 /// Bucket-reduction cost per `2^w`, in per-point units: two XYZZ additions
 /// per bucket over `2^(w-1)` buckets. An effective constant: per-point cost
 /// also grows with `w` once the buckets leave L2, which this absorbs.
-/// Checked with `examples/msm_sweep.rs` on the H200 host (16 cores, G1,
-/// 2026-11-29): the chosen plan was within noise (≤ 10%) of the best forced
+/// Checked with `examples/msm_sweep.rs` on the H200 host (16 cores, G1):
+/// the chosen plan was within noise (≤ 10%) of the best forced
 /// (window, chunks) at 2^10..2^20 on 1 and 16 threads, e.g. 2^20 on 16
 /// threads: plan w16/c1 0.95 s, best w16/c1 0.85 s, w14/c4 0.92 s, w18/c1 1.08 s.
 const REDUCE_COST: f64 = 1.3;

@@ -6,7 +6,7 @@
 //! warm-up. Each size is then checked by a forward + inverse round trip
 //! (exact equality).
 //!
-//! Floors (H200, DESIGN.md §6):
+//! Floors (H200):
 //! - memory: every pass reads and writes all `n` elements (32 B each), the
 //!   bit reversal too; the H step's fused pointwise input (a·b − c) reads
 //!   2 more vectors;

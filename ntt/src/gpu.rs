@@ -53,10 +53,9 @@ pub struct GpuNtt {
 }
 
 /// Pinned chunks in the H step's upload ring: 4 × 16 MiB. Measured on the
-/// H200 host at 2^24 (upload + transforms per proof; the run is in
-/// docs/GPU.md §8): 4 × 16 MiB 131 ms, 8 × 8 MiB 146 ms, 2 × 64 MiB
-/// 125 ms (within noise of each other) vs 274 ms for page-locking a, b, c
-/// and copying them directly.
+/// H200 host at 2^24 (upload + transforms per proof): 4 × 16 MiB 131 ms,
+/// 8 × 8 MiB 146 ms, 2 × 64 MiB 125 ms (within noise of each other) vs
+/// 274 ms for page-locking a, b, c and copying them directly.
 const STAGE_SLOTS: usize = 4;
 const STAGE_CHUNK: usize = (16 << 20) / std::mem::size_of::<Fr>();
 

@@ -6,7 +6,7 @@
 //! Copied as it is, the driver stages it through its own pinned buffer on one
 //! thread (~8 GB/s on the H200 host); page-locking it first
 //! ([`crate::Registered`]) costs ~14 GB/s of `cudaHostRegister` before the
-//! ~55 GB/s copy (docs/GPU.md §8: 113 ms of a 576 ms proof at 2^24). The
+//! ~55 GB/s copy (docs/GPU.md §8), together 113 ms of a 576 ms proof at 2^24. The
 //! stager copies each chunk into one of a few page-locked buffers with every
 //! core (rayon), and the DMA of chunk k runs while the CPU fills chunk k+1,
 //! so the copy runs at the slower of memcpy and PCIe.

@@ -1,5 +1,5 @@
-//! Classic synthesis against witness-only synthesis + SpMV (issue 15,
-//! first slice), on the bench circuit, with the recorded matrix sizes.
+//! Classic synthesis against witness-only synthesis + the CPU SpMV, on
+//! the bench circuit, with the recorded matrix sizes.
 //!
 //! Run: `cargo run --release -p cuzk-synth --example witness_spmv -- 16 18 20`
 //! (log2 domain sizes; default 16 18). Each timing is the best of

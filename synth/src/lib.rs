@@ -24,7 +24,8 @@
 //! - [`compiled`]: record a circuit's R1CS once ([`compiled::CompiledR1cs`],
 //!   compressed), then per partition run only the value closures
 //!   ([`compiled::synthesize_witness`]) and get a, b, c from a rayon SpMV:
-//!   the same [`ProvingAssignment`], field for field (issue 15, CPU slice).
+//!   the same [`ProvingAssignment`], field for field (or, deferred, the
+//!   assignment without a, b, c, for a backend that computes them itself).
 //!
 //! Features: none.
 #![forbid(unsafe_code)]

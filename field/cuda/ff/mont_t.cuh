@@ -117,9 +117,9 @@ struct mont_t {
     // call, which keeps test kernels full of curve formulas small enough
     // for ptxas to finish in seconds rather than many minutes.
     //
-    // On the device the PTX carry-chain version is the default. Measured on
-    // the H200 (2026-11-29, docs/GPU.md) the portable twin compiled by nvcc
-    // was faster (Fp 1.60e10 vs 1.20e10 products/s, Fr 3.65e10 vs 3.33e10):
+    // On the device the PTX carry-chain version is the default. On the H200
+    // (`gpu/benches/field_mul.rs`) the portable twin compiled by nvcc is
+    // faster (Fp 1.60e10 vs 1.20e10 products/s, Fr 3.65e10 vs 3.33e10):
     // ptxas splits every mad.lo.cc into IMAD + IADD3.X (SASS IMAD has no
     // carry-out) and spills carry flags (P2R/LOP3). Define
     // CUZK_DEVICE_MUL_PORTABLE to use the portable twin everywhere on the

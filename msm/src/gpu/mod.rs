@@ -127,8 +127,8 @@ pub(crate) fn args_ok(n: usize, c: u32) -> bool {
 }
 
 /// Per-bucket cost of the bucket phase in units of one bucket-accumulation
-/// mixed addition. Fitted to the H200 window sweeps of 2026-11-29
-/// (docs/GPU.md §8, after the parallel reduction): w13 best at 2^20 (51 ms
+/// mixed addition. Fitted to the H200 window sweeps of the `gpu_msm` bench
+/// (with the parallel reduction): w13 best at 2^20 (51 ms
 /// vs 60 at w16), w16 best at 2^24 (398 ms vs 567 at w20), i.e. ~20–27 per
 /// bucket, far above the 4 that two XYZZ additions would cost: the
 /// one-block scans, the per-segment binary searches and the launch per
@@ -136,8 +136,8 @@ pub(crate) fn args_ok(n: usize, c: u32) -> bool {
 const BUCKET_COST: f64 = 24.0;
 
 /// [`BUCKET_COST`] for [`Precomputed::for_points`], fitted to the H200
-/// sweeps of precomputed sets at the proof's shape (2026-12-03,
-/// docs/GPU.md §8): best c = 20 at 2^24 − 1 with 13 copies (202 ms;
+/// sweeps of precomputed sets at the proof's shape (`gpu_msm` with
+/// `CUZK_MSM_BENCH_PROOF_SHAPE=1`): best c = 20 at 2^24 − 1 with 13 copies (202 ms;
 /// 18x15 224, 21x13 219) and at 2^27 − 1 with 5 (1497 ms; 21x5 1620), and
 /// 22 bits with 4 copies gave a 2177 ms H MSM in a proof where 20 bits
 /// with 4 take 1518. At 24 the model picked c = 22 there: with few bucket

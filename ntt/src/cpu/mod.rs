@@ -19,7 +19,7 @@
 //! per parallel FFT) in bellperson 0.26.
 //!
 //! Measured with `cargo bench -p cuzk-ntt --bench ntt`, 2 threads
-//! (2026-11-29; bellperson 0.26 `EvaluationDomain` in the same binary):
+//! (bellperson 0.26 `EvaluationDomain` in the same binary):
 //!
 //! | | 2^16 | 2^18 | 2^20 |
 //! |---|---|---|---|

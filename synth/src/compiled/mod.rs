@@ -1,4 +1,5 @@
-//! Pre-compiled circuits (issue 15, first slice, CPU only).
+//! Pre-compiled circuits: a circuit's R1CS recorded once, then witness-only
+//! synthesis per partition.
 //!
 //! Every partition of a circuit type has the same R1CS; only the witness
 //! differs. So:
