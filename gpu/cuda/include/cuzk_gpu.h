@@ -1,13 +1,18 @@
 /*
  * cuzk_gpu.h: the C face of cuzk's CUDA runtime shim (gpu/cuda/runtime.cu).
  *
- * Conventions for every cuzk .cu file (see docs/GPU.md):
+ * Conventions for every cuzk C entry point, device (.cu) and host twin
+ * (.cpp) alike (see docs/GPU.md):
  *  - functions are plain `extern "C"` and return a `cuzk_error` BY VALUE;
+ *    results go through pointer arguments;
  *  - `code == 0` means success and then `msg` is NULL;
  *  - on failure `msg` is a malloc'd, NUL-terminated string owned by the
  *    caller, released with `cuzk_error_free`;
- *  - no C++ exception crosses this boundary: bodies are wrapped in try/catch
- *    and exceptions become CUZK_ERR_EXCEPTION / CUZK_ERR_HOST_ALLOC.
+ *  - no C++ exception crosses this boundary: bodies run inside cuzk::guard
+ *    (cuzk_guard.hpp), which turns exceptions into CUZK_ERR_EXCEPTION /
+ *    CUZK_ERR_HOST_ALLOC;
+ *  - each header is bound to Rust by bindgen (`cargo xtask bindgen`,
+ *    checked in CI), never declared by hand.
  * This header needs no CUDA headers, so bindgen (and plain C) can read it.
  */
 #ifndef CUZK_GPU_H
