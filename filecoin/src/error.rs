@@ -27,8 +27,8 @@ pub enum FilecoinError {
     ZeroCommitment(&'static str),
     /// The parameter file for this circuit is not in the parameter directory.
     #[error(
-        "missing parameter file {path} (set --param-cache DIR or FIL_PROOFS_PARAMETER_CACHE to the \
-         directory holding the v28 .params files)"
+        "missing parameter file {path} (set --param-cache DIR, the config's [srs] param_cache or \
+         FIL_PROOFS_PARAMETER_CACHE to the directory holding the v28 .params files)"
     )]
     MissingParams {
         /// Where it was looked for.
