@@ -325,8 +325,9 @@ CUZK_HD inline xyzz_t<F> bucket_value(const xyzz_t<F> *items, const uint32_t *of
 // itself. Every level is one thread per chunk (m = 16: nb/16 threads per
 // window, enough to fill the GPU), the sums Σ_k T_k are tree reductions
 // (run_levels), and a last per-window pass applies the Horner steps.
-// Measured on the H200 (docs/GPU.md §10): the first version gave each
-// window only 2^((c−1)/2) threads, and the reduction dominated at c ≥ 16.
+// Why recursive: with one thread per chunk of √nb buckets, only
+// 2^((c−1)/2) threads per window, the reduction dominated the MSM at
+// c ≥ 16 on the H200.
 constexpr uint32_t kRedChunk = 16;
 constexpr uint32_t kMaxRedLevels = 8;  // nb ≤ 2^23: ⌈23/4⌉ = 6 levels
 
