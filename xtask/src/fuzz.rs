@@ -8,7 +8,7 @@ use anyhow::{bail, Context, Result};
 use std::process::Command;
 
 /// Every target, in the order they run.
-pub const TARGETS: [&str; 8] = [
+pub const TARGETS: [&str; 9] = [
     "params",
     "vk",
     "proof",
@@ -17,6 +17,7 @@ pub const TARGETS: [&str; 8] = [
     "daemon_request",
     "vanilla_post",
     "vanilla_snap",
+    "r1cs",
 ];
 
 pub fn run(target: Option<String>, seconds: u64, jobs: u32) -> Result<()> {
