@@ -152,12 +152,13 @@ pub fn verify(sub: VerifySub) -> Result<()> {
 
 /// `cuzk testdata <kind>`.
 pub fn testdata(sub: TestdataSub) -> Result<()> {
-    Ok(match sub {
+    match sub {
         TestdataSub::Porep(a) => porep::run_testdata(&a)?,
         TestdataSub::Snap(a) => snap::run_testdata(&a)?,
         TestdataSub::WinningPost(a) => post::run_testdata(PostType::Winning, &a)?,
         TestdataSub::WindowPost(a) => post::run_testdata(PostType::Window, &a)?,
-    })
+    }
+    Ok(())
 }
 
 /// `cuzk bench <kind>`.
