@@ -180,6 +180,8 @@ mod tests {
         .unwrap();
         match c.input {
             ProofInput::Bench(b) => assert_eq!((b.log_size, b.partitions, b.seed), (12, 2, 5)),
+            // The only kind there is without the `filecoin` feature.
+            #[allow(unreachable_patterns)]
             other => panic!("{other:?}"),
         }
         for bad in [
