@@ -257,6 +257,15 @@ impl EngineHost {
         })
     }
 
+    /// Records PoRep and SnapDeals circuits into `dir` (the config's
+    /// `[srs] r1cs_cache`) instead of `$CUZK_R1CS_CACHE` or the user's
+    /// cache directory.
+    #[cfg(feature = "filecoin")]
+    pub fn with_r1cs_dir(mut self, dir: PathBuf) -> Self {
+        self.r1cs = R1csCache::new(dir);
+        self
+    }
+
     /// The engine's settings.
     pub fn options(&self) -> &EngineOptions {
         self.engine.options()

@@ -252,7 +252,11 @@ mod tests {
         assert_eq!(v[3], Fr::from(3u64));
         assert_eq!(v[6], Fr::from(9u64));
         drop(v);
-        assert_eq!(home.back.lock().unwrap().len(), 1, "heap storage is not pooled");
+        assert_eq!(
+            home.back.lock().unwrap().len(),
+            1,
+            "heap storage is not pooled"
+        );
 
         let mut w = FrVec::pooled(Vec::with_capacity(2), home.clone());
         w.push(Fr::from(5u64));
@@ -271,7 +275,10 @@ mod tests {
         v.push(Fr::from(3u64));
         v[0] = Fr::from(7u64);
         assert_eq!(v.len(), 3);
-        assert_eq!(v.iter().copied().collect::<Vec<_>>(), vec![Fr::from(7u64), Fr::from(2u64), Fr::from(3u64)]);
+        assert_eq!(
+            v.iter().copied().collect::<Vec<_>>(),
+            vec![Fr::from(7u64), Fr::from(2u64), Fr::from(3u64)]
+        );
         let x: FrVec = (0..5u64).map(Fr::from).collect();
         assert_eq!(x.len(), 5);
         v.clear();

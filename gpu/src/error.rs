@@ -134,7 +134,10 @@ mod tests {
             sized.to_string(),
             "out of device memory: 3.00 GiB requested, 1.00 GiB free"
         );
-        let e = GpuError::from_code(700, "cudaErrorIllegalAddress: an illegal memory access".into());
+        let e = GpuError::from_code(
+            700,
+            "cudaErrorIllegalAddress: an illegal memory access".into(),
+        );
         assert!(matches!(e, GpuError::Cuda { code: 700, .. }) && !e.is_out_of_memory());
         let odd = GpuError::from_code(77, "no separator".into());
         assert!(matches!(odd, GpuError::Cuda { name, .. } if name == "cudaError(77)"));

@@ -178,7 +178,13 @@ mod tests {
             arm(Fault::Alloc, 1);
             let e = crate::DeviceBuffer::<u64>::alloc(&dev, 16).unwrap_err();
             assert!(
-                matches!(e, GpuError::OutOfMemory { requested: Some(128), .. }),
+                matches!(
+                    e,
+                    GpuError::OutOfMemory {
+                        requested: Some(128),
+                        ..
+                    }
+                ),
                 "{e:?}"
             );
         }

@@ -202,37 +202,31 @@ impl Backend for CpuBackend {
             ..
         } = pa;
         let domain = cached_domain(a.len())?;
-        let h_coeffs = timings
-            .time("ntt_h", || domain.h_step(a, b, c))?;
-        let h = timings
-            .time("msm_h", || msm::msm(&params.h, &h_coeffs))?;
+        let h_coeffs = timings.time("ntt_h", || domain.h_step(a, b, c))?;
+        let h = timings.time("msm_h", || msm::msm(&params.h, &h_coeffs))?;
         drop(h_coeffs);
 
-        let l = timings
-            .time("msm_l", || msm::msm_density(&params.l, &aux, None))?;
+        let l = timings.time("msm_l", || msm::msm_density(&params.l, &aux, None))?;
 
         let ni = inputs.len();
-        let a_sum = timings
-            .time("msm_a", || -> std::result::Result<_, msm::MsmError> {
-                Ok(msm::msm(&params.a[..ni], &inputs)?
-                    + msm::msm_density(&params.a[ni..], &aux, Some(&a_aux_density))?)
-            })?;
+        let a_sum = timings.time("msm_a", || -> std::result::Result<_, msm::MsmError> {
+            Ok(msm::msm(&params.a[..ni], &inputs)?
+                + msm::msm_density(&params.a[ni..], &aux, Some(&a_aux_density))?)
+        })?;
 
         let nbi = b_input_density.count_ones();
-        let b_g1 = timings
-            .time("msm_b_g1", || -> std::result::Result<_, msm::MsmError> {
-                Ok(
-                    msm::msm_density(&params.b_g1[..nbi], &inputs, Some(&b_input_density))?
-                        + msm::msm_density(&params.b_g1[nbi..], &aux, Some(&b_aux_density))?,
-                )
-            })?;
-        let b_g2 = timings
-            .time("msm_b_g2", || -> std::result::Result<_, msm::MsmError> {
-                Ok(
-                    msm::msm_density(&params.b_g2[..nbi], &inputs, Some(&b_input_density))?
-                        + msm::msm_density(&params.b_g2[nbi..], &aux, Some(&b_aux_density))?,
-                )
-            })?;
+        let b_g1 = timings.time("msm_b_g1", || -> std::result::Result<_, msm::MsmError> {
+            Ok(
+                msm::msm_density(&params.b_g1[..nbi], &inputs, Some(&b_input_density))?
+                    + msm::msm_density(&params.b_g1[nbi..], &aux, Some(&b_aux_density))?,
+            )
+        })?;
+        let b_g2 = timings.time("msm_b_g2", || -> std::result::Result<_, msm::MsmError> {
+            Ok(
+                msm::msm_density(&params.b_g2[..nbi], &inputs, Some(&b_input_density))?
+                    + msm::msm_density(&params.b_g2[nbi..], &aux, Some(&b_aux_density))?,
+            )
+        })?;
         Ok(ProofParts {
             h,
             l,

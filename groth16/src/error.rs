@@ -236,7 +236,10 @@ mod tests {
             assert!(e.is_out_of_memory());
         }
         let shape: Groth16Error = cuzk_msm::MsmError::TooManyPoints(7).into();
-        assert!(matches!(shape, Groth16Error::Msm(cuzk_msm::MsmError::TooManyPoints(7))));
+        assert!(matches!(
+            shape,
+            Groth16Error::Msm(cuzk_msm::MsmError::TooManyPoints(7))
+        ));
         assert!(!shape.is_out_of_memory());
         let fault: Groth16Error = GpuError::Exception("x".into()).into();
         assert!(fault.gpu().is_some() && !fault.is_out_of_memory());

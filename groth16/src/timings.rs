@@ -22,6 +22,9 @@ pub struct Span {
 pub struct Timings {
     stages: Vec<(&'static str, Duration)>,
     spans: Vec<Span>,
+    /// Counted quantities (e.g. `stream_bytes`: bases copied host →
+    /// device), summed by name.
+    counts: Vec<(&'static str, u64)>,
 }
 
 impl Timings {
@@ -64,8 +67,24 @@ impl Timings {
         });
     }
 
+    /// Adds `n` to the count `what`.
+    pub fn count(&mut self, what: &'static str, n: u64) {
+        match self.counts.iter_mut().find(|(w, _)| *w == what) {
+            Some((_, acc)) => *acc += n,
+            None => self.counts.push((what, n)),
+        }
+    }
+
+    /// The counts, in order of first appearance.
+    pub fn counts(&self) -> &[(&'static str, u64)] {
+        &self.counts
+    }
+
     /// Merges another set of timings into this one.
     pub fn merge(&mut self, other: &Timings) {
+        for (w, n) in &other.counts {
+            self.count(w, *n);
+        }
         for (s, d) in &other.stages {
             match self.stages.iter_mut().find(|(x, _)| x == s) {
                 Some((_, acc)) => *acc += *d,

@@ -51,19 +51,38 @@ fn check(
     let mut tg = Timings::default();
     let got = gpu.evaluate(params, pa, &mut tg).unwrap();
     assert_eq!(got, cpu, "GPU and CPU backends disagree");
-    // `--timings` shows each GPU stage on its own line.
+    // `--timings` shows each GPU stage on its own line: resident sets the
+    // split MSMs' halves, streamed sets one pass per base set.
     let names: Vec<&str> = tg.stages().iter().map(|(s, _)| *s).collect();
-    let register = (!gpu.h_upload_staged()).then_some("register");
-    for want in register.into_iter().chain([
-        "upload_abc",
-        "ntt_h",
-        "msm_h",
-        "bitmap_sums",
-        "tails",
-        "g2_bitmap_sums",
-        "g2_tails",
-    ]) {
+    let resident = gpu.is_resident(params);
+    let register = (!resident || !gpu.h_upload_staged()).then_some("register");
+    let msms: &[&str] = if resident {
+        &["bitmap_sums", "tails", "g2_bitmap_sums", "g2_tails"]
+    } else {
+        &["msm_l", "msm_a", "msm_b_g1", "msm_b_g2"]
+    };
+    for want in register
+        .into_iter()
+        .chain(["upload_abc", "ntt_h", "msm_h"])
+        .chain(msms.iter().copied())
+    {
         assert!(names.contains(&want), "stage {want} missing from {names:?}");
+    }
+    let streamed: u64 = tg
+        .counts()
+        .iter()
+        .filter(|(w, _)| *w == "stream_bytes")
+        .map(|(_, n)| *n)
+        .sum();
+    if resident {
+        assert_eq!(streamed, 0, "a resident set streams nothing");
+    } else {
+        // Every base set passes at most once, and H at least once.
+        assert!(
+            streamed <= cuzk_groth16::gpu::bases_bytes(params),
+            "{streamed}"
+        );
+        assert!(streamed >= (params.h.len() * 96) as u64, "{streamed}");
     }
 
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
@@ -87,7 +106,7 @@ fn gpu_matches_cpu_2_10_to_2_18() {
     let gpu = GpuBackend::new(0).unwrap();
     for log in [10u32, 11, 12, 14, 16, 18] {
         let params = params_for(log);
-        // transient: not preloaded
+        // not preloaded: streamed from the host copy
         check(
             &params,
             &gpu,
@@ -95,7 +114,7 @@ fn gpu_matches_cpu_2_10_to_2_18() {
             1,
         );
         // transient, preloaded: the host queries are page-locked once and
-        // the uploads stream from them; same results
+        // every MSM streams from them; same results
         assert_eq!(
             gpu.preload(&params, Residency::Transient).unwrap(),
             Residency::Transient
@@ -235,17 +254,21 @@ fn gpu_deferred_abc_on_device_equals_classic() {
                 .evaluate(&params, classic.clone(), &mut tc)
                 .unwrap();
             assert_eq!(got, want, "2^{log} {mode:?}: GPU deferred != CPU classic");
+            // Resident: a, b, c computed on the device from the record;
+            // streamed (transient): on the CPU, then uploaded.
             let names: Vec<&str> = t.stages().iter().map(|(s, _)| *s).collect();
-            for stage in ["upload_z", "spmv", "ntt_h", "msm_h"] {
+            let (want, not) = match mode {
+                Residency::Resident => (["upload_z", "spmv", "ntt_h", "msm_h"], "upload_abc"),
+                _ => (["spmv", "upload_abc", "ntt_h", "msm_h"], "upload_z"),
+            };
+            assert_eq!(gpu.abc_on_device(), mode == Residency::Resident);
+            for stage in want {
                 assert!(
                     names.contains(&stage),
                     "stage {stage} missing from {names:?}"
                 );
             }
-            assert!(
-                !names.contains(&"upload_abc"),
-                "a, b, c uploaded: {names:?}"
-            );
+            assert!(!names.contains(&not), "{mode:?}: {names:?}");
             let mut rng = ChaCha8Rng::seed_from_u64(seed);
             let (r, s) = (Fr::random(&mut rng), Fr::random(&mut rng));
             let g = prove_assignment(&params, Some(&pvk), deferred, r, s, &gpu).unwrap();
@@ -265,4 +288,86 @@ fn gpu_deferred_abc_on_device_equals_classic() {
         .unwrap();
     let mut t = Timings::default();
     assert!(gpu.evaluate(&params, w, &mut t).is_err());
+}
+
+/// A device memory limit far below the bases: the set streams from host
+/// memory in chunks the limit allows, and every result (hence the proof
+/// bytes for fixed r, s) is the resident placement's. A limit below what
+/// even streaming needs is refused at placement with the typed error.
+#[test]
+#[ignore = "needs an NVIDIA GPU"]
+fn gpu_memory_limit_streams_with_the_same_results() {
+    use cuzk_groth16::Groth16Error;
+    let log = 18u32;
+    let params = params_for(log);
+    let resident = GpuBackend::new(0).unwrap();
+    assert_eq!(
+        resident.preload(&params, Residency::Auto).unwrap(),
+        Residency::Resident
+    );
+    // Room for the lean H step and chunks of about 2^16 bases, less than
+    // the bases themselves.
+    let lean = cuzk_groth16::gpu::streamed_bytes(&params);
+    let limit = lean + (24 << 20);
+    assert!(limit < cuzk_groth16::gpu::bases_bytes(&params) + lean);
+    let small = GpuBackend::with_memory_limit(0, Some(limit)).unwrap();
+    assert_eq!(small.budget().limit, limit);
+    assert_eq!(
+        small.preload(&params, Residency::Auto).unwrap(),
+        Residency::Transient,
+        "Auto streams what the limit cannot hold"
+    );
+    assert!(!small.abc_on_device(), "streamed: a, b, c on the CPU");
+    for seed in [1u64, 2] {
+        let circ = BenchCircuit::new(log, 500 + seed).unwrap();
+        let pa = cuzk_synth::synthesize(circ).unwrap();
+        let (r, s) = (Fr::from(11 + seed), Fr::from(13 + seed));
+        let a = prove_assignment(&params, None, pa.clone(), r, s, &resident).unwrap();
+        let mut t = Timings::default();
+        let parts = small.evaluate(&params, pa.clone(), &mut t).unwrap();
+        let want = resident
+            .evaluate(&params, pa.clone(), &mut Timings::default())
+            .unwrap();
+        assert_eq!(parts, want, "streamed != resident");
+        let b = prove_assignment(&params, None, pa, r, s, &small).unwrap();
+        assert_eq!(a.proof.to_bytes(), b.proof.to_bytes());
+        assert!(bp_verify(&params, &b.proof, &b.inputs));
+        let moved: u64 = t.counts().iter().map(|(_, n)| *n).sum();
+        eprintln!(
+            "2^{log} limit {} MiB: streamed {} MiB, same bytes as resident",
+            limit >> 20,
+            moved >> 20
+        );
+    }
+    // A deferred partition on the streamed set: a, b, c on the CPU.
+    let rec = Arc::new(
+        cuzk_synth::compiled::CompiledR1cs::record(BenchCircuit::new(log, 0).unwrap()).unwrap(),
+    );
+    let circ = BenchCircuit::new(log, 777).unwrap();
+    let d = rec.synthesize_deferred(circ).unwrap();
+    let got = small.evaluate(&params, d, &mut Timings::default()).unwrap();
+    let want = CpuBackend
+        .evaluate(
+            &params,
+            cuzk_synth::synthesize(circ).unwrap(),
+            &mut Timings::default(),
+        )
+        .unwrap();
+    assert_eq!(got, want, "deferred, streamed");
+    // Too small for anything: refused at placement, typed.
+    let tiny = GpuBackend::with_memory_limit(0, Some(lean / 2)).unwrap();
+    match tiny.preload(&params, Residency::Auto) {
+        Err(Groth16Error::DeviceTooSmall {
+            need, available, ..
+        }) => {
+            assert_eq!(need, lean);
+            assert!(available <= lean / 2);
+        }
+        other => panic!("expected DeviceTooSmall, got {other:?}"),
+    }
+    // Resident forced beyond the limit: refused the same way.
+    assert!(matches!(
+        small.preload(&params, Residency::Resident),
+        Err(Groth16Error::DeviceTooSmall { .. })
+    ));
 }

@@ -32,10 +32,13 @@
 //! - `cuda`: compile the device pipeline with nvcc and enable
 //!   [`gpu::GpuBases`] (device-resident bases: full, sub-range, batch,
 //!   gather/tail, bitmap sum, density split; scalars from host or device)
-//!   and [`gpu::msm_streamed`] (double-buffered chunks for base sets larger
-//!   than device memory). Without it the CPU code builds exactly as before.
+//!   and `gpu::StreamedBases` (base sets larger than device memory,
+//!   streamed from host memory in double-buffered chunks; the plan,
+//!   [`chunks`], is host code tested in CI). Without it the CPU code builds
+//!   exactly as before.
 #![deny(unsafe_code)]
 
+pub mod chunks;
 pub mod classify;
 pub mod cpu;
 mod error;

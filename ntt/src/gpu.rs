@@ -322,7 +322,7 @@ impl GpuNtt {
         b: &[Fr],
         c: &[Fr],
     ) -> Result<DeviceBuffer<Fr>, NttError> {
-        self.h_step_marked(stream, a, b, c, None)
+        self.h_step_marked(stream, a, b, c, None, false)
     }
 
     /// [`GpuNtt::h_step`], then waits for it and says how its device time
@@ -336,11 +336,25 @@ impl GpuNtt {
         b: &[Fr],
         c: &[Fr],
     ) -> Result<(DeviceBuffer<Fr>, HStepProfile), NttError> {
+        self.h_step_profiled_in(stream, a, b, c, false)
+    }
+
+    /// [`GpuNtt::h_step_profiled`]; with `lean`, always the two-buffer
+    /// direct path (8 GiB at 2^27 instead of the staged path's 12), for a
+    /// device memory limit that the staged path would exceed.
+    pub fn h_step_profiled_in(
+        &self,
+        stream: &Stream,
+        a: &[Fr],
+        b: &[Fr],
+        c: &[Fr],
+        lean: bool,
+    ) -> Result<(DeviceBuffer<Fr>, HStepProfile), NttError> {
         let ev = (0..5)
             .map(|_| Event::new(&self.device))
             .collect::<Result<Vec<_>, _>>()
             .map_err(gpu)?;
-        let x = self.h_step_marked(stream, a, b, c, Some(&ev))?;
+        let x = self.h_step_marked(stream, a, b, c, Some(&ev), lean)?;
         ev[4].synchronize().map_err(gpu)?;
         // A failed measurement reads as zero: a timing never fails a step
         // whose result is good.
@@ -416,6 +430,7 @@ impl GpuNtt {
         b: &[Fr],
         c: &[Fr],
         marks: Option<&[Event]>,
+        lean: bool,
     ) -> Result<DeviceBuffer<Fr>, NttError> {
         // The staged path holds the staging mutex across rayon calls (the
         // ring's copies): from a rayon worker, work stealing could run
@@ -446,7 +461,7 @@ impl GpuNtt {
                 None => Ok(()),
             }
         };
-        if let Some(st) = self.staging() {
+        if let Some(st) = self.staging().filter(|_| !lean) {
             let mut st = st.lock().unwrap_or_else(|p| p.into_inner());
             return self.h_step_staged(stream, &mut st, [a, b, c], n, &plan, &mark);
         }

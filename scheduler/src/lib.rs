@@ -51,7 +51,7 @@ pub mod timeline;
 
 pub use config::{format_bytes, parse_bytes, ByteSpec, Config, EngineOptions};
 pub use engine::{Engine, HostHold, JobHandle, JobId, JobOutput, JobSpec, PartitionTimes};
-pub use error::{ConfigError, EngineError, Stage};
+pub use error::{ConfigError, EngineError, PartitionError, SharedSourceError, Stage};
 pub use source::{
     estimate_partition_bytes, AssignmentSource, CircuitSource, PartitionSource, SourceError,
 };

@@ -509,7 +509,10 @@ fn bad_submissions_are_typed_errors() {
             .unwrap_err(),
         EngineError::UnknownCircuit(id) if id == "nope"
     ));
-    assert!(matches!(e.submit(job(1, 0)).unwrap_err(), EngineError::EmptyJob));
+    assert!(matches!(
+        e.submit(job(1, 0)).unwrap_err(),
+        EngineError::EmptyJob
+    ));
     // A circuit of another size than the registered parameters.
     let big = cuzk_synth::circuits::TinyCircuit {
         chain: 40,
@@ -526,7 +529,10 @@ fn bad_submissions_are_typed_errors() {
     }
     e.pause();
     let first = e.submit(job(1, 1)).unwrap();
-    assert!(matches!(e.submit(job(2, 1)).unwrap_err(), EngineError::QueueFull(1)));
+    assert!(matches!(
+        e.submit(job(2, 1)).unwrap_err(),
+        EngineError::QueueFull(1)
+    ));
     e.resume();
     first.wait().unwrap();
     e.submit(job(2, 1)).unwrap().wait().unwrap();

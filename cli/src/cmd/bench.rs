@@ -3,7 +3,7 @@
 //! medians and p95, peak RSS, and which resource bounded throughput.
 
 use crate::circuit::CircuitArgs;
-use crate::cmd::{engine, load_into, parse_devices, BackendChoice, ResidencyChoice};
+use crate::cmd::{engine_with, load_into, DeviceArgs};
 use crate::output::Ctx;
 use crate::params::{test_params, ParamArgs};
 use crate::report::{BenchRun, BenchSpec};
@@ -53,44 +53,29 @@ pub struct EngineArgs {
     /// Write every timeline event (one JSON object per line) to this file.
     #[arg(long)]
     pub timeline: Option<PathBuf>,
-    /// Prover backend.
-    #[arg(long, value_enum, default_value_t = BackendChoice::Auto)]
-    pub backend: BackendChoice,
-    /// Where the GPU keeps the parameters' bases: resident when they fit
-    /// (auto), always resident, or streamed per partition (transient).
-    #[arg(long, value_enum, default_value_t = ResidencyChoice::Auto)]
-    pub residency: ResidencyChoice,
-    /// GPUs to use, e.g. `0,1` (default: all).
-    #[arg(long, value_parser = parse_devices)]
-    pub devices: Option<Vec<u32>>,
+    #[command(flatten)]
+    pub device: DeviceArgs,
 }
 
 /// The configuration file (or the defaults) with the flags applied.
-pub(super) fn config(
-    file: Option<&Path>,
-    concurrency: Option<usize>,
-    partition_workers: Option<usize>,
-    gw: Option<usize>,
-    budget: Option<&str>,
-) -> Result<Config> {
-    let mut cfg = match file {
+pub(super) fn config(e: &EngineArgs, partition_workers: Option<usize>) -> Result<Config> {
+    let mut cfg = match e.config.as_deref() {
         Some(p) => Config::load(p)?,
         None => Config::default(),
     };
-    if let Some(c) = concurrency {
+    if let Some(c) = e.concurrency {
         cfg.synthesis.concurrency = Some(c);
     }
     if let Some(p) = partition_workers {
         cfg.synthesis.partition_workers = Some(p);
     }
-    if let Some(g) = gw {
+    if let Some(g) = e.gw {
         cfg.gpus.gpu_workers_per_device = g;
     }
-    if let Some(b) = budget {
+    if let Some(b) = e.budget.as_deref() {
         cfg.memory.budget = ByteSpec::parse(b).map_err(|e| anyhow::anyhow!("--budget: {e}"))?;
     }
-    cfg.validate()
-        .context("invalid settings (flags override the config file)")?;
+    e.device.apply(&mut cfg)?;
     Ok(cfg)
 }
 
@@ -158,25 +143,14 @@ pub fn run(ctx: &Ctx, a: Args) -> Result<()> {
         a.engine.jobs.saturating_mul(a.partitions),
         MAX_BENCH_PARTITIONS,
     )?;
-    let cfg = config(
-        a.engine.config.as_deref(),
-        a.engine.concurrency,
-        a.partition_workers,
-        a.engine.gw,
-        a.engine.budget.as_deref(),
-    )?;
+    let cfg = config(&a.engine, a.partition_workers)?;
     let mut opts = cfg.engine_options()?;
     opts.timeline = true;
     let dir = a
         .params
         .dir(cfg.srs.param_cache.as_deref(), ParamFiles::Test);
     let (path, _) = test_params(ctx, &a.circuit, &dir)?;
-    let engine = engine(
-        opts,
-        a.engine.backend,
-        a.engine.residency,
-        a.engine.devices.as_deref().unwrap_or(&[]),
-    )?;
+    let engine = engine_with(opts, &cfg, a.engine.device.backend)?;
     const ID: &str = "bench";
     load_into(ctx, &engine, ID, &path, false)?;
 

@@ -6,7 +6,7 @@
 //! work; the proofs cannot verify, and the report says so.
 
 use super::bench::{config, report, EngineArgs};
-use crate::cmd::{engine, load_into};
+use crate::cmd::{engine_with, load_into};
 use crate::output::Ctx;
 use crate::params::ParamArgs;
 use crate::report::BenchSpec;
@@ -55,24 +55,13 @@ pub struct VanillaBenchArgs {
 fn filecoin_bench_engine(a: &FilecoinBenchArgs) -> Result<(Engine, PathBuf)> {
     let e = &a.engine;
     crate::cmd::limits::check_count("-j", e.jobs, crate::cmd::limits::MAX_BENCH_PARTITIONS)?;
-    let cfg = config(
-        e.config.as_deref(),
-        e.concurrency,
-        None,
-        e.gw,
-        e.budget.as_deref(),
-    )?;
+    let cfg = config(e, None)?;
     let mut opts = cfg.engine_options()?;
     opts.timeline = true;
     let dir = a
         .params
         .dir(cfg.srs.param_cache.as_deref(), ParamFiles::Filecoin);
-    let engine = engine(
-        opts,
-        e.backend,
-        e.residency,
-        e.devices.as_deref().unwrap_or(&[]),
-    )?;
+    let engine = engine_with(opts, &cfg, e.device.backend)?;
     Ok((engine, dir))
 }
 

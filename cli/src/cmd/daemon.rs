@@ -2,7 +2,7 @@
 //! protocol Curio speaks; HTTP `/metrics` and `/status`) until SIGTERM or
 //! SIGINT, then a graceful shutdown per `[daemon] on_shutdown`, exit 0.
 
-use crate::cmd::{backends, BackendChoice, ResidencyChoice};
+use crate::cmd::{backends, DeviceArgs};
 use crate::output::Ctx;
 use crate::params::ParamArgs;
 use anyhow::{Context, Result};
@@ -31,9 +31,8 @@ pub struct Args {
     pub metrics_listen: Option<String>,
     #[command(flatten)]
     pub params: ParamArgs,
-    /// Prover backend.
-    #[arg(long, value_enum, default_value_t = BackendChoice::Auto)]
-    pub backend: BackendChoice,
+    #[command(flatten)]
+    pub device: DeviceArgs,
 }
 
 pub fn run(_ctx: &Ctx, a: Args) -> Result<()> {
@@ -57,8 +56,7 @@ pub fn run(_ctx: &Ctx, a: Args) -> Result<()> {
     if let Some(p) = &a.params.param_cache {
         cfg.srs.param_cache = Some(p.clone());
     }
-    cfg.validate()
-        .context("invalid settings (flags override the config file)")?;
+    a.device.apply(&mut cfg)?;
     settings
         .validate()
         .context("invalid settings (flags override the config file)")?;
@@ -67,8 +65,8 @@ pub fn run(_ctx: &Ctx, a: Args) -> Result<()> {
     let test_params = param_dir(None, config_dir, ParamFiles::Test);
     let filecoin_params = param_dir(None, config_dir, ParamFiles::Filecoin);
     // One backend per device (every GPU, or those in [gpus] devices; else
-    // one CPU backend).
-    let (backends, ordinals) = backends(a.backend, ResidencyChoice::Auto, &cfg.gpus.devices)?;
+    // one CPU backend), each within [gpus] memory_limit and residency.
+    let (backends, ordinals) = backends(a.device.backend, &cfg.gpus)?;
     opts.devices = ordinals;
     // Each job has one blocking waiter thread; leave room for parameter
     // loads and request checks beside a full queue.
@@ -87,6 +85,11 @@ pub fn run(_ctx: &Ctx, a: Args) -> Result<()> {
             filecoin_params,
             settings.bench_max_log_size,
         )?;
+        #[cfg(feature = "filecoin")]
+        let host = match &cfg.srs.r1cs_cache {
+            Some(dir) => host.with_r1cs_dir(dir.clone()),
+            None => host,
+        };
         let daemon = Daemon::bind(ServeOptions::from_config(&cfg, settings), host).await?;
         tracing::info!(
             tcp = ?daemon.tcp_addr(),

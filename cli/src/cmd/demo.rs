@@ -2,7 +2,7 @@
 //! creates or reuses cached test parameters, proves, verifies, reports.
 
 use crate::circuit::CircuitArgs;
-use crate::cmd::{engine, load_params, BackendChoice, ResidencyChoice};
+use crate::cmd::{engine, load_params, DeviceArgs};
 use crate::output::{secs, timings_json, timings_text, Ctx};
 use crate::params::{test_params, ParamArgs};
 use anyhow::{Context, Result};
@@ -17,13 +17,8 @@ pub struct Args {
     pub circuit: CircuitArgs,
     #[command(flatten)]
     pub params: ParamArgs,
-    /// Prover backend.
-    #[arg(long, value_enum, default_value_t = BackendChoice::Auto)]
-    pub backend: BackendChoice,
-    /// Where the GPU keeps the parameters' bases: resident when they fit
-    /// (auto), always resident, or streamed per partition (transient).
-    #[arg(long, value_enum, default_value_t = ResidencyChoice::Auto)]
-    pub residency: ResidencyChoice,
+    #[command(flatten)]
+    pub device: DeviceArgs,
     /// Regenerate the cached parameters even if present.
     #[arg(long)]
     pub fresh: bool,
@@ -47,12 +42,9 @@ pub fn run(ctx: &Ctx, a: Args) -> Result<()> {
     let params_time = t0.elapsed();
 
     let params = std::sync::Arc::new(params);
-    let e = engine(
-        Config::default().engine_options()?,
-        a.backend,
-        a.residency,
-        &[],
-    )?;
+    let mut cfg = Config::default();
+    a.device.apply(&mut cfg)?;
+    let e = engine(&cfg, a.device.backend)?;
     e.register_circuit("demo", params.clone())?;
     let circuit = a.circuit.clone();
     let seed = a.circuit.witness_seed;

@@ -44,12 +44,8 @@ pub enum ProveSub {
 /// Where a Filecoin proof runs: the flags every `prove <kind>` shares.
 #[derive(clap::Args, Debug)]
 pub struct EngineArgs {
-    /// Prover backend.
-    #[arg(long, value_enum, default_value_t = super::BackendChoice::Auto)]
-    backend: super::BackendChoice,
-    /// GPUs to prove on, e.g. `0,1` (default: all).
-    #[arg(long, value_parser = super::parse_devices)]
-    devices: Option<Vec<u32>>,
+    #[command(flatten)]
+    device: super::DeviceArgs,
     /// Engine configuration file (TOML): synthesis concurrency, GPU
     /// workers, memory budget, parameter directory.
     #[arg(long)]
@@ -59,16 +55,12 @@ pub struct EngineArgs {
 impl EngineArgs {
     /// The configuration file's settings and an engine started from them.
     fn start(&self) -> Result<(cuzk_scheduler::Config, cuzk_scheduler::Engine)> {
-        let cfg = match &self.config {
+        let mut cfg = match &self.config {
             Some(p) => cuzk_scheduler::Config::load(p)?,
             None => cuzk_scheduler::Config::default(),
         };
-        let engine = super::engine(
-            cfg.engine_options()?,
-            self.backend,
-            super::ResidencyChoice::Auto,
-            self.devices.as_deref().unwrap_or(&[]),
-        )?;
+        self.device.apply(&mut cfg)?;
+        let engine = super::engine(&cfg, self.device.backend)?;
         Ok((cfg, engine))
     }
 }

@@ -37,29 +37,73 @@ pub enum BackendChoice {
     Gpu,
 }
 
-/// Where the GPU backend keeps the parameters' bases (`--residency`).
+/// Where the GPU backend keeps the parameters' bases (`--residency`,
+/// `[gpus] residency`).
 #[derive(clap::ValueEnum, Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum ResidencyChoice {
-    /// Resident when the bases and one partition's working set fit in free
-    /// device memory, else transient.
+    /// Resident when the bases and one partition's working set fit in the
+    /// device memory limit, else transient.
     #[default]
     Auto,
     /// Upload once and keep on the device (an error when they do not fit).
     Resident,
-    /// Stream each base set from page-locked host memory per partition.
+    /// Keep the bases in page-locked host memory and stream them through
+    /// the device per MSM.
     Transient,
+}
+
+/// The devices a proving command runs on and how (the flags every proving
+/// command shares; each overrides its `[gpus]` key of the config file).
+#[derive(clap::Args, Clone, Debug, Default)]
+pub struct DeviceArgs {
+    /// Prover backend.
+    #[arg(long, value_enum, default_value_t = BackendChoice::Auto)]
+    pub backend: BackendChoice,
+    /// Where the GPU keeps the parameters' bases: resident when they fit
+    /// the memory limit (auto), always resident, or streamed from
+    /// page-locked host memory per MSM (transient) [config: gpus.residency].
+    #[arg(long, value_enum)]
+    pub residency: Option<ResidencyChoice>,
+    /// Device memory each GPU may use: "auto" (what is free at start, less
+    /// 1 GiB), a size ("16GiB") or a share of the card ("50%"); never more
+    /// than is free [config: gpus.memory_limit].
+    #[arg(long)]
+    pub memory_limit: Option<String>,
+    /// GPUs to use, e.g. `0,1` (default: all) [config: gpus.devices].
+    #[arg(long, value_parser = parse_devices)]
+    pub devices: Option<Vec<u32>>,
+}
+
+impl DeviceArgs {
+    /// Writes the flags given into `cfg`'s `[gpus]` and checks them.
+    pub fn apply(&self, cfg: &mut cuzk_scheduler::Config) -> Result<()> {
+        if let Some(r) = self.residency {
+            use clap::ValueEnum;
+            let v = r.to_possible_value().expect("every residency is named");
+            cfg.gpus.residency = v.get_name().to_string();
+        }
+        if let Some(m) = &self.memory_limit {
+            cfg.gpus.memory_limit = cuzk_scheduler::ByteSpec::parse(m)
+                .map_err(|e| anyhow::anyhow!("--memory-limit: {e}"))?;
+        }
+        if let Some(d) = &self.devices {
+            cfg.gpus.devices = d.clone();
+        }
+        cfg.validate()
+            .context("invalid settings (flags override the config file)")
+    }
 }
 
 /// One backend per device and the devices' ordinals, in the same order.
 pub type Backends = (Vec<std::sync::Arc<dyn cuzk_groth16::Backend>>, Vec<u32>);
 
-/// One backend per device: the listed GPUs (default: every GPU) when the
-/// choice resolves to the GPU, else one CPU backend. Returns the backends
-/// and their device ordinals, in the same order.
+/// One backend per device: the GPUs of `gpus.devices` (empty: every GPU),
+/// each with `gpus.residency` and `gpus.memory_limit`, when the choice
+/// resolves to the GPU, else one CPU backend. Returns the backends and
+/// their device ordinals, in the same order.
 pub fn backends(
     choice: BackendChoice,
-    residency: ResidencyChoice,
-    devices: &[u32],
+    gpus: &cuzk_scheduler::config::GpuConfig,
 ) -> Result<Backends> {
     let gpu_present = cuzk_gpu::built_with_cuda() && cuzk_gpu::device_count() > 0;
     match choice {
@@ -67,20 +111,26 @@ pub fn backends(
         BackendChoice::Auto if !gpu_present => {
             Ok((vec![std::sync::Arc::new(cuzk_groth16::CpuBackend)], vec![0]))
         }
-        BackendChoice::Auto | BackendChoice::Gpu => gpu_backends(residency, devices),
+        BackendChoice::Auto | BackendChoice::Gpu => gpu_backends(gpus),
     }
 }
 
-/// The engine every proving command runs on: `opts` (from the config file
-/// and flags) with one backend per device; `devices` (`--devices`) picks
-/// GPUs, empty for all.
+/// The engine every proving command runs on: `cfg`'s options with one
+/// backend per device of its `[gpus]` (after [`DeviceArgs::apply`]).
 pub fn engine(
-    mut opts: cuzk_scheduler::EngineOptions,
+    cfg: &cuzk_scheduler::Config,
     choice: BackendChoice,
-    residency: ResidencyChoice,
-    devices: &[u32],
 ) -> Result<cuzk_scheduler::Engine> {
-    let (be, ordinals) = backends(choice, residency, devices)?;
+    engine_with(cfg.engine_options()?, cfg, choice)
+}
+
+/// [`engine`] with options the caller adjusted (e.g. the timeline on).
+pub fn engine_with(
+    mut opts: cuzk_scheduler::EngineOptions,
+    cfg: &cuzk_scheduler::Config,
+    choice: BackendChoice,
+) -> Result<cuzk_scheduler::Engine> {
+    let (be, ordinals) = backends(choice, &cfg.gpus)?;
     opts.devices = ordinals;
     cuzk_scheduler::Engine::new(opts, be).context("cannot start the engine")
 }
@@ -112,22 +162,32 @@ pub fn load_into(
 }
 
 #[cfg(feature = "cuda")]
-fn gpu_backends(residency: ResidencyChoice, devices: &[u32]) -> Result<Backends> {
+fn gpu_backends(gpus: &cuzk_scheduler::config::GpuConfig) -> Result<Backends> {
     use cuzk_groth16::gpu::{GpuBackend, Residency};
-    let mode = match residency {
-        ResidencyChoice::Auto => Residency::Auto,
-        ResidencyChoice::Resident => Residency::Resident,
-        ResidencyChoice::Transient => Residency::Transient,
-    };
-    let ordinals: Vec<u32> = if devices.is_empty() {
+    let mode: Residency = gpus
+        .residency
+        .parse()
+        .map_err(|e: String| anyhow::anyhow!("gpus.residency: {e}"))?;
+    let ordinals: Vec<u32> = if gpus.devices.is_empty() {
         (0..cuzk_gpu::device_count() as u32).collect()
     } else {
-        devices.to_vec()
+        gpus.devices.clone()
     };
     anyhow::ensure!(!ordinals.is_empty(), "no GPU found");
     let mut out: Vec<std::sync::Arc<dyn cuzk_groth16::Backend>> = Vec::new();
     for &d in &ordinals {
-        let be = GpuBackend::new(d as usize)
+        let dev =
+            cuzk_gpu::Device::new(d as usize).with_context(|| format!("cannot open GPU {d}"))?;
+        let (_, total) = dev.mem_info()?;
+        // A share is of the card; "auto" is what is free (the backend's default).
+        let limit = match gpus.memory_limit {
+            cuzk_scheduler::ByteSpec::Auto => None,
+            ref spec => Some(
+                spec.resolve(Some(total), || Ok(total))
+                    .map_err(|e| anyhow::anyhow!("gpus.memory_limit: {e}"))?,
+            ),
+        };
+        let be = GpuBackend::with_memory_limit(d as usize, limit)
             .with_context(|| format!("cannot start the GPU backend on device {d}"))?
             .with_residency(mode);
         out.push(std::sync::Arc::new(be));
@@ -136,7 +196,7 @@ fn gpu_backends(residency: ResidencyChoice, devices: &[u32]) -> Result<Backends>
 }
 
 #[cfg(not(feature = "cuda"))]
-fn gpu_backends(_residency: ResidencyChoice, _devices: &[u32]) -> Result<Backends> {
+fn gpu_backends(_gpus: &cuzk_scheduler::config::GpuConfig) -> Result<Backends> {
     anyhow::bail!("this cuzk was built without CUDA (feature `cuda`); use --backend cpu")
 }
 

@@ -1,7 +1,7 @@
 //! `cuzk prove`: prove built-in circuits with a `.params` file.
 
 use crate::circuit::CircuitArgs;
-use crate::cmd::{engine, load_into, parse_devices, write_inputs, BackendChoice, ResidencyChoice};
+use crate::cmd::{engine, load_into, write_inputs, DeviceArgs};
 use crate::output::{secs, timings_json, timings_text, Ctx};
 use anyhow::{Context, Result};
 use cuzk_scheduler::{CircuitSource, Config, JobSpec};
@@ -26,22 +26,14 @@ pub struct Args {
     /// Where to write the public inputs (JSON); default: <out>.inputs.json.
     #[arg(long)]
     pub inputs_out: Option<PathBuf>,
-    /// Prover backend.
-    #[arg(long, value_enum, default_value_t = BackendChoice::Auto)]
-    pub backend: BackendChoice,
-    /// Where the GPU keeps the parameters' bases: resident when they fit
-    /// (auto), always resident, or streamed per partition (transient).
-    #[arg(long, value_enum, default_value_t = ResidencyChoice::Auto)]
-    pub residency: ResidencyChoice,
+    #[command(flatten)]
+    pub device: DeviceArgs,
     /// On-curve and subgroup checks on every parameter point while loading (slow).
     #[arg(long)]
     pub full_check: bool,
     /// Print the time of every stage.
     #[arg(long)]
     pub timings: bool,
-    /// GPUs to prove on, e.g. `0,1` (default: all).
-    #[arg(long, value_parser = parse_devices)]
-    pub devices: Option<Vec<u32>>,
     /// Engine configuration file (TOML, see `scheduler/cuzk.example.toml`).
     #[arg(long)]
     pub config: Option<PathBuf>,
@@ -67,16 +59,12 @@ pub fn run(ctx: &Ctx, a: Args) -> Result<()> {
             ),
         ],
     )?;
-    let cfg = match &a.config {
+    let mut cfg = match &a.config {
         Some(p) => Config::load(p)?,
         None => Config::default(),
     };
-    let e = engine(
-        cfg.engine_options()?,
-        a.backend,
-        a.residency,
-        a.devices.as_deref().unwrap_or(&[]),
-    )?;
+    a.device.apply(&mut cfg)?;
+    let e = engine(&cfg, a.device.backend)?;
     let t0 = Instant::now();
     const ID: &str = "prove";
     load_into(ctx, &e, ID, &params_path, a.full_check)?;

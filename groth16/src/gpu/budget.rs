@@ -51,19 +51,58 @@ impl DeviceBudget {
     }
 }
 
-/// The least device memory a placement of `params` needs, and what it is
-/// made of: every base set (the transient path uploads all five for a
-/// partition) and one partition's working set.
+/// Smallest chunk a streamed MSM uses: below it the per-chunk launches
+/// and bucket reductions cost more than the transfer.
+pub const MIN_STREAM_CHUNK: usize = 1 << 16;
+
+/// Largest chunk: 2^25 G1 bases are 3 GiB a buffer; beyond, the pass gains
+/// nothing (its time is the transfer or the accumulation either way).
+pub const MAX_STREAM_CHUNK: usize = 1 << 25;
+
+/// Device bytes of a streamed MSM over chunks of `chunk` bases of `C`: the
+/// two chunk buffers and one chunk's MSM scratch.
+pub fn stream_bytes<C: cuzk_msm::gpu::GpuPoint>(chunk: usize) -> u64 {
+    2 * (chunk * std::mem::size_of::<C>()) as u64 + cuzk_msm::gpu::scratch_bytes::<C>(chunk)
+}
+
+/// The largest power-of-two chunk (at most [`MAX_STREAM_CHUNK`], at most
+/// `n` rounded up) whose streamed MSM fits in `avail` bytes; `None` when
+/// not even [`MIN_STREAM_CHUNK`] does.
+pub fn stream_chunk<C: cuzk_msm::gpu::GpuPoint>(n: usize, avail: u64) -> Option<usize> {
+    let top = n
+        .next_power_of_two()
+        .clamp(MIN_STREAM_CHUNK, MAX_STREAM_CHUNK);
+    let mut c = top;
+    while c >= MIN_STREAM_CHUNK {
+        if stream_bytes::<C>(c) <= avail {
+            return Some(c);
+        }
+        c /= 2;
+    }
+    None
+}
+
+/// Device bytes a streamed placement needs at the least: the lean H step's
+/// two domain-sized buffers (the coefficients and the pool's second buffer
+/// stay while the H MSM streams) and the smallest streamed MSM.
+pub fn streamed_bytes(params: &Parameters) -> u64 {
+    let n = params.domain_size() as u64;
+    2 * n * 32
+        + stream_bytes::<G1Affine>(MIN_STREAM_CHUNK).max(stream_bytes::<G2Affine>(MIN_STREAM_CHUNK))
+        + (64 << 20)
+}
+
+/// The least device memory a placement of `params` needs (streamed from
+/// host memory), and what it is made of.
 pub fn min_device_bytes(params: &Parameters) -> (u64, String) {
-    let (b, w) = (bases_bytes(params), working_bytes(params, 1));
     let gib = |x: u64| format!("{:.1} GiB", x as f64 / (1u64 << 30) as f64);
+    let n = params.domain_size() as u64;
     (
-        b.saturating_add(w),
+        streamed_bytes(params),
         format!(
-            "bases {}, one partition's H step {} and MSM scratch {}",
-            gib(b),
-            gib(partition_bytes(params)),
-            gib(msm_bytes(params))
+            "bases streamed from host memory; the H step's two buffers of 2^{} elements {}",
+            n.trailing_zeros(),
+            gib(2 * n * 32)
         ),
     )
 }
@@ -113,13 +152,11 @@ const H_COPIES_MARGIN: u64 = 2 << 30;
 /// memory beside all bases, two partitions' working sets (so pipelining is
 /// never given up for them) and [`H_COPIES_MARGIN`], at the width the MSM's
 /// cost model picks for that many copies; `None` when not even one extra
-/// copy fits. `CUZK_H_COPIES` caps the copies (1: none), e.g. for A/B runs.
-pub fn h_precomputed(params: &Parameters, free: u64) -> Option<Precomputed> {
+/// copy fits. `cap` bounds the copies (1: none; the tuning's
+/// `h_copies_cap`, for A/B runs).
+pub fn h_precomputed(params: &Parameters, free: u64, cap: Option<u32>) -> Option<Precomputed> {
     let n = params.counts().h;
-    let cap = std::env::var("CUZK_H_COPIES")
-        .ok()
-        .and_then(|v| v.trim().parse::<u32>().ok())
-        .unwrap_or(u32::MAX);
+    let cap = cap.unwrap_or(u32::MAX);
     let h_bytes = (n * std::mem::size_of::<G1Affine>()) as u64;
     if n == 0 || cap < 2 {
         return None;
@@ -149,6 +186,25 @@ pub fn h_precomputed(params: &Parameters, free: u64) -> Option<Precomputed> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn stream_chunks_fit_what_is_available() {
+        const G: u64 = 1 << 30;
+        for avail in [G / 8, G, 4 * G, 16 * G] {
+            let c = stream_chunk::<G1Affine>(1 << 27, avail).unwrap();
+            assert!(stream_bytes::<G1Affine>(c) <= avail, "{avail}");
+            assert!(
+                c == MAX_STREAM_CHUNK || stream_bytes::<G1Affine>(2 * c) > avail,
+                "{avail}: {c} is not the largest"
+            );
+            let c2 = stream_chunk::<G2Affine>(1 << 27, avail).unwrap();
+            assert!(c2 <= c, "G2 points are larger");
+        }
+        // Small sets take one chunk of their own size.
+        assert_eq!(stream_chunk::<G1Affine>(70_000, 16 * G), Some(1 << 17));
+        assert_eq!(stream_chunk::<G1Affine>(10, 16 * G), Some(MIN_STREAM_CHUNK));
+        assert_eq!(stream_chunk::<G1Affine>(1 << 27, 1 << 20), None);
+    }
 
     #[test]
     fn the_budget_is_the_limit_and_never_more_than_is_free() {

@@ -17,27 +17,36 @@
 //!    CPU backend.
 //!
 //! Stages reported to [`Timings`] (what `cuzk prove --timings` prints):
-//! `upload_bases` (transient sets only), `register` (page-locking a, b, c),
+//! `register` (page-locking a, b, c),
 //! `upload_abc` and `ntt_h` (the H step's copies and transforms, split by
 //! CUDA events; deferred: `upload_r1cs` once per circuit, then `upload_z`,
 //! `spmv` and `ntt_h`), `msm_h`, `classify_wait` (classification that outlasted the
 //! H path), `bitmap_sums` and `tails` (the two halves of the G1 split MSMs
-//! L, A, B), `g2_bitmap_sums` and `g2_tails` (B in G2).
+//! L, A, B), `g2_bitmap_sums` and `g2_tails` (B in G2); streamed sets:
+//! `spmv` (deferred partitions, on the CPU) and one stage per base set
+//! (`msm_h`, `msm_l`, `msm_a`, `msm_b_g1`, `msm_b_g2`), with the bytes
+//! they moved counted as `stream_bytes`.
 //!
-//! Pipelining: the H step takes no backend lock, so with two callers (a
-//! batch, [`Backend::pipeline_depth`] = 2) one partition's H step runs while
-//! the previous one's MSMs hold the device. (The engine's GPU workers hold
-//! the engine's own device lock around the whole call, so they do not
-//! overlap this way.)
+//! Pipelining: the H step takes no backend lock, so with two callers (the
+//! engine's GPU workers, up to [`Backend::pipeline_depth`] = 2 per device)
+//! one partition's H step runs while the other's MSMs hold the device
+//! lock.
 //!
-//! Residency: [`GpuBackend::preload`] uploads a parameter set's five base
-//! sets once (a PoRep 32 GiB set is ~47 GiB; an H200 holds 139 GiB). A
-//! partition proved against parameters that were not preloaded, or when
-//! [`Residency::Transient`] is chosen, uploads each base set for the call and
-//! frees it after (slower, but bounded by the largest single set); a set
-//! preloaded as transient has its host memory page-locked once
-//! (`cuzk_pinned_mem::SharedRegistration`), so those uploads stream from
-//! pinned memory.
+//! Residency and the device budget: every size is checked against what the
+//! backend may use ([`DeviceBudget`]: the configured memory limit, never
+//! more than the card has free). [`GpuBackend::preload`] uploads a
+//! parameter set's five base sets once when they fit beside one
+//! partition's working set (a PoRep 32 GiB set is ~47 GiB; an H200 holds
+//! 139 GiB); otherwise ([`Residency::Transient`], or `Auto` on a smaller
+//! card) the bases stay in host memory, page-locked once
+//! (`cuzk_pinned_mem::SharedRegistration`), and every MSM streams them
+//! through two device chunk buffers sized to what is free
+//! (`cuzk_msm::gpu::StreamedBases`: one pass per base set serves every MSM
+//! of the partition against it); the H step then takes its two-buffer
+//! path and a deferred partition's a, b, c are computed on the CPU. A set
+//! that fits neither way is refused at placement
+//! ([`Groth16Error::DeviceTooSmall`]), never by an allocation deep in a
+//! kernel call.
 //!
 //! Architecture invariant: the results equal the CPU backend's bit for bit
 //! (same [`ProofParts`]), so for fixed r, s both backends give the same
@@ -45,16 +54,13 @@
 
 use std::sync::Arc;
 
-use cuzk_field::{Fr, G1Affine, G1Projective, G2Affine, G2Projective};
-use cuzk_gpu::{Device, DeviceBuffer, Stream};
-use cuzk_msm::gpu::{GpuBases, GpuPoint, Precomputed};
-use cuzk_msm::{classify, Classified, MsmError, Projective};
+use cuzk_field::{Fr, G1Affine, G1Projective, G2Affine};
+use cuzk_gpu::{Device, Stream};
+use cuzk_msm::gpu::{GpuBases, Precomputed};
 use cuzk_ntt::gpu::GpuNtt;
 use cuzk_pinned_mem::SharedRegistration;
 use cuzk_spmv::gpu::DeviceR1cs;
-use cuzk_synth::compiled::CompiledR1cs;
 use cuzk_synth::ProvingAssignment;
-use group::Group;
 use parking_lot::Mutex;
 
 use crate::backend::{check_shape, Backend, Placement, ProofParts};
@@ -63,20 +69,25 @@ use crate::params::Parameters;
 use crate::timings::Timings;
 
 mod budget;
+mod h_path;
+mod msms;
 pub use budget::{
-    bases_bytes, h_precomputed, min_device_bytes, msm_bytes, partition_bytes, working_bytes,
-    DeviceBudget, DEVICE_MARGIN,
+    bases_bytes, h_precomputed, min_device_bytes, msm_bytes, partition_bytes, stream_bytes,
+    stream_chunk, streamed_bytes, working_bytes, DeviceBudget, DEVICE_MARGIN,
 };
+use cuzk_msm::chunks::StreamOp;
+use msms::split_all;
 
 /// Where a parameter set's bases live while proving.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Residency {
-    /// Choose from free device memory: resident when the bases plus the
-    /// working set fit, else transient.
+    /// Choose from the device budget: resident when the bases plus one
+    /// partition's working set fit, else transient.
     Auto,
     /// Upload once, keep on the device for every proof.
     Resident,
-    /// Upload each base set per partition and free it after.
+    /// Keep the bases in page-locked host memory and stream them through
+    /// the device per MSM.
     Transient,
 }
 
@@ -137,6 +148,10 @@ pub struct GpuBackend {
     r1cs: Mutex<Option<Arc<DeviceR1cs>>>,
     /// The device memory this backend may use.
     budget: DeviceBudget,
+    /// A set placed on this backend streams its bases from host memory:
+    /// its deferred partitions get a, b, c on the CPU
+    /// ([`Backend::abc_on_device`] is false from then on).
+    streams: std::sync::atomic::AtomicBool,
 }
 
 fn spmv_err(e: cuzk_spmv::SpmvError) -> Groth16Error {
@@ -176,6 +191,7 @@ impl GpuBackend {
             residency: Residency::Auto,
             r1cs: Mutex::new(None),
             budget,
+            streams: std::sync::atomic::AtomicBool::new(false),
         })
     }
 
@@ -235,11 +251,28 @@ impl GpuBackend {
         self.ntt.buffers().clear(); // and the old set's H-step buffers
         self.depth.store(1, std::sync::atomic::Ordering::Relaxed);
         self.unpin();
+        self.streams
+            .store(false, std::sync::atomic::Ordering::Relaxed);
         let need = bases_bytes(params) + working_bytes(params, 1);
         let free = self.available();
+        let mode = match mode {
+            Residency::Auto if need <= free => Residency::Resident,
+            Residency::Auto => Residency::Transient,
+            m => m,
+        };
         // Admission: a set this device cannot prove with at all is refused
         // here, with what it needs, never by an allocation failing later.
-        let (least, detail) = min_device_bytes(params);
+        let (least, detail) = match mode {
+            Residency::Resident => (
+                need,
+                format!(
+                    "resident: bases {:.1} GiB and one partition's working set {:.1} GiB",
+                    bases_bytes(params) as f64 / (1u64 << 30) as f64,
+                    working_bytes(params, 1) as f64 / (1u64 << 30) as f64
+                ),
+            ),
+            _ => min_device_bytes(params),
+        };
         if least > free {
             return Err(Groth16Error::DeviceTooSmall {
                 backend: self.name(),
@@ -250,19 +283,10 @@ impl GpuBackend {
                 total: self.budget.total,
             });
         }
-        let mode = match mode {
-            Residency::Auto => {
-                if need <= free {
-                    Residency::Resident
-                } else {
-                    Residency::Transient
-                }
-            }
-            m => m,
-        };
         if mode == Residency::Resident {
             let _g = self.device_lock.lock();
-            let h_pre = h_precomputed(params, self.available(), cuzk_gpu::tuning::Tuning::get().h_copies_cap);
+            let cap = cuzk_gpu::tuning::Tuning::get().h_copies_cap;
+            let h_pre = h_precomputed(params, self.available(), cap);
             let bases = self.upload(params, h_pre)?;
             *slot = Some(ResidentSet {
                 params: Arc::clone(key),
@@ -284,7 +308,11 @@ impl GpuBackend {
                 return Err(crate::backend::released_error(self.name()));
             }
             self.pin(key);
-            self.keep_h_buffers(1, params);
+            self.streams
+                .store(true, std::sync::atomic::Ordering::Relaxed);
+            // The lean H step's two buffers.
+            let two = 2 * params.domain_size() * std::mem::size_of::<Fr>();
+            self.ntt.buffers().set_limit(two);
         }
         Ok(mode)
     }
@@ -394,118 +422,6 @@ impl GpuBackend {
             .filter(|r| std::ptr::eq(Arc::as_ptr(&r.params), params))
             .map(|r| Arc::clone(&r.bases))
     }
-
-    /// The device copy of `rec`'s matrices, uploaded on first use (one
-    /// recorded circuit per backend: another one replaces it). Two
-    /// partitions then no longer fit beside it? The pipeline depth drops
-    /// to 1 rather than risk a failed allocation mid-proof.
-    fn device_r1cs(
-        &self,
-        rec: &CompiledR1cs,
-        params: &Parameters,
-        times: &mut Timings,
-    ) -> Result<Arc<DeviceR1cs>> {
-        let mut slot = self.r1cs.lock();
-        if let Some(d) = slot.as_ref().filter(|d| d.key() == rec.key()) {
-            return Ok(Arc::clone(d));
-        }
-        *slot = None; // free the old copy before allocating the new one
-        let stream = Stream::new(&self.device)?;
-        let d = times
-            .time("upload_r1cs", || DeviceR1cs::upload(&stream, rec))
-            .map_err(spmv_err)?;
-        let d = Arc::new(d);
-        *slot = Some(Arc::clone(&d));
-        let depth = self.depth.load(std::sync::atomic::Ordering::Relaxed);
-        // Buffers the H step keeps are working memory, free for this.
-        let free = self.available() + self.ntt.buffers().held_bytes() as u64;
-        if depth > 1 && free < working_bytes(params, depth) {
-            self.depth.store(1, std::sync::atomic::Ordering::Relaxed);
-            self.keep_h_buffers(1, params);
-        }
-        Ok(d)
-    }
-
-    /// The witness of `pa` (inputs, aux) in device buffers from the H
-    /// step's pool. Aux in pooled page-locked memory (the engine's witness
-    /// buffers, [`GpuBackend::witness_alloc`]) goes up by DMA on a copy
-    /// stream of this call's own, with no CPU copy and no lock shared with
-    /// the other GPU worker, overlapping whatever kernels run meanwhile; it
-    /// has landed when this returns. Other memory goes through the NTT's
-    /// staging ring (a CPU copy into pinned chunks), enqueued ahead of the
-    /// backend stream's next work.
-    fn upload_witness(
-        &self,
-        pa: &ProvingAssignment,
-    ) -> Result<(DeviceBuffer<Fr>, DeviceBuffer<Fr>)> {
-        let pool = self.ntt.buffers();
-        if pa.aux_assignment.is_page_locked() {
-            // The copy stream writes the buffers first, so it is the one
-            // that waits for their previous users (the pool's events).
-            let copy = Stream::new(&self.device)?;
-            let mut inputs = pool.take(pa.input_assignment.len(), &copy)?;
-            let mut aux = pool.take(pa.aux_assignment.len(), &copy)?;
-            inputs.upload(&copy, &pa.input_assignment)?;
-            aux.upload(&copy, &pa.aux_assignment)?;
-            return Ok((inputs, aux));
-        }
-        let s = &self.stream;
-        let mut inputs = pool.take(pa.input_assignment.len(), s)?;
-        let mut aux = pool.take(pa.aux_assignment.len(), s)?;
-        self.ntt.upload(s, &mut inputs, &pa.input_assignment)?;
-        self.ntt.upload(s, &mut aux, &pa.aux_assignment)?;
-        Ok((inputs, aux))
-    }
-
-    /// The H step of a deferred assignment: the witness uploaded, a, b, c
-    /// computed on the device from `rec`'s resident matrices straight into
-    /// the H step's buffers (zero-padded to the domain), then the
-    /// transforms. Returns the buffer holding h; the stage split comes
-    /// from CUDA events, so nothing synchronises inside.
-    fn h_from_record(
-        &self,
-        rec: &CompiledR1cs,
-        params: &Parameters,
-        pa: &ProvingAssignment,
-        times: &mut Timings,
-    ) -> Result<DeviceBuffer<Fr>> {
-        use cuzk_gpu::Event;
-        let dev = self.device_r1cs(rec, params, times)?;
-        let n = params.domain_size();
-        let s = &self.stream;
-        let pool = self.ntt.buffers();
-        let take = |len: usize| pool.take(len, s).map_err(Groth16Error::from);
-        let (mut a, mut b, mut c) = (take(n)?, take(n)?, take(n)?);
-        let ev = (0..3)
-            .map(|_| Event::new(&self.device))
-            .collect::<std::result::Result<Vec<_>, _>>()?;
-        let t = std::time::Instant::now();
-        // Returns once the witness is on the device (DMA) or its copies are
-        // enqueued ahead of `s`'s next work (staged): the host clock then
-        // measures the upload, the events the rest.
-        let (inputs, aux) = self.upload_witness(pa)?;
-        let up = t.elapsed();
-        ev[0].record(s)?;
-        dev.evaluate(s, &inputs, &aux, [&mut a, &mut b, &mut c])
-            .map_err(spmv_err)?;
-        ev[1].record(s)?;
-        self.ntt.h_step_device(s, &mut a, &mut b, &mut c)?;
-        ev[2].record(s)?;
-        ev[2].synchronize()?;
-        let wall = t.elapsed();
-        // A failed measurement reads as zero: a timing never fails a step
-        // whose result is good.
-        let ms = |i: usize, j: usize| f64::from(ev[i].elapsed_ms(&ev[j]).unwrap_or(0.0).max(0.0));
-        let d = |m: f64| std::time::Duration::from_secs_f64(m / 1e3);
-        let spmv = d(ms(0, 1)).min(wall.saturating_sub(up));
-        times.add_at("upload_z", t, up);
-        times.add_at("spmv", t + up, spmv);
-        times.add_at("ntt_h", t + up + spmv, wall.saturating_sub(up + spmv));
-        for buf in [inputs, aux, b, c] {
-            pool.put(buf, s);
-        }
-        Ok(a)
-    }
 }
 
 /// Idle page-locked witness buffers kept for reuse: four 32 GiB PoRep
@@ -522,14 +438,6 @@ fn witness_pool() -> Arc<dyn cuzk_field::FrAlloc> {
         .clone()
 }
 
-/// The zero/one/tail splits of one partition.
-struct Splits {
-    l: Classified,
-    a_aux: Classified,
-    b_inputs: Classified,
-    b_aux: Classified,
-}
-
 /// Drops `v` on a new thread and returns its handle, or drops it inline
 /// (`spawn` drops its closure, and with it `v`, when it fails) and returns
 /// `None`.
@@ -538,60 +446,6 @@ fn free_in_background<T: Send + 'static>(v: T) -> Option<std::thread::JoinHandle
         .name("cuzk-free".into())
         .spawn(move || drop(v))
         .ok()
-}
-
-fn split_all(pa: &ProvingAssignment) -> std::result::Result<Splits, MsmError> {
-    let aux = &pa.aux_assignment;
-    let ((l, a_aux), (b_inputs, b_aux)) = rayon::join(
-        || {
-            rayon::join(
-                || classify(aux, None),
-                || classify(aux, Some(&pa.a_aux_density)),
-            )
-        },
-        || {
-            rayon::join(
-                || classify(&pa.input_assignment, Some(&pa.b_input_density)),
-                || classify(aux, Some(&pa.b_aux_density)),
-            )
-        },
-    );
-    Ok(Splits {
-        l: l?,
-        a_aux: a_aux?,
-        b_inputs: b_inputs?,
-        b_aux: b_aux?,
-    })
-}
-
-/// The two halves of the split MSMs against one base set: the bitmap sums
-/// (scalars equal to one) and the Pippenger tails, kept apart so `--timings`
-/// can report them as separate stages.
-fn split_parts<C: GpuPoint>(
-    bases: &GpuBases<C>,
-    parts: &[(usize, &Classified)],
-    timings: &mut Timings,
-    ones_stage: &'static str,
-    tail_stage: &'static str,
-) -> std::result::Result<Projective<C>, MsmError> {
-    let mut acc = Projective::<C>::identity();
-    timings.time(ones_stage, || -> std::result::Result<(), MsmError> {
-        for &(start, c) in parts {
-            if c.ones.count_ones() > 0 {
-                acc += bases.bitmap_sum(start, &c.ones)?;
-            }
-        }
-        Ok(())
-    })?;
-    timings.time(tail_stage, || -> std::result::Result<(), MsmError> {
-        for &(start, c) in parts {
-            if !c.tail_indices.is_empty() {
-                acc += bases.msm_gather(start, &c.tail_indices, &c.tail_scalars)?;
-            }
-        }
-        Ok(())
-    })?;
-    Ok(acc)
 }
 
 impl Backend for GpuBackend {
@@ -625,8 +479,22 @@ impl Backend for GpuBackend {
             if !set.has_queries() {
                 return Err(crate::backend::released_error(self.name()));
             }
+            let (least, detail) = min_device_bytes(set);
+            let free = self.available();
+            if least > free {
+                return Err(Groth16Error::DeviceTooSmall {
+                    backend: self.name(),
+                    need: least,
+                    detail: format!("{detail}, beside the resident set"),
+                    available: free,
+                    limit: self.budget.limit,
+                    total: self.budget.total,
+                });
+            }
             let _g = self.device_lock.lock();
             self.pin(set);
+            self.streams
+                .store(true, std::sync::atomic::Ordering::Relaxed);
             return Ok(Placement::Host);
         }
         let mode = self.residency;
@@ -666,7 +534,7 @@ impl Backend for GpuBackend {
     }
 
     fn abc_on_device(&self) -> bool {
-        true
+        !self.streams.load(std::sync::atomic::Ordering::Relaxed)
     }
 
     fn witness_alloc(&self) -> Option<Arc<dyn cuzk_field::FrAlloc>> {
@@ -680,19 +548,21 @@ impl Backend for GpuBackend {
         timings: &mut Timings,
     ) -> Result<ProofParts> {
         check_shape(params, &pa)?;
+        // Resident bases, or (None) the set's queries in host memory,
+        // streamed through the device per MSM.
         let resident = self.resident_for(params);
-        let transient_bases;
-        let bases: &Bases = match &resident {
-            Some(b) => b,
-            None => {
-                if !params.has_queries() {
-                    return Err(crate::backend::released_error(self.name()));
-                }
-                let _g = self.device_lock.lock();
-                transient_bases = timings.time("upload_bases", || self.upload(params, None))?;
-                &transient_bases
-            }
-        };
+        if resident.is_none() && !params.has_queries() {
+            return Err(crate::backend::released_error(self.name()));
+        }
+        let streamed = resident.is_none();
+        if streamed && pa.deferred.is_some() {
+            // The record's device path needs its matrices, the witness and
+            // three domain-sized vectors on the device: a streamed
+            // placement computes a, b, c on the CPU (the engine reserved
+            // their host memory: `abc_on_device` is false) and takes the
+            // lean H step.
+            timings.time("spmv", || pa.evaluate_deferred())?;
+        }
         let n_h = params.counts().h;
 
         // CPU classification (rayon, on this thread) overlaps the device's
@@ -717,13 +587,13 @@ impl Backend for GpuBackend {
             } else {
                 // Page-lock a, b, c where they are (outside the device
                 // lock, so it overlaps another partition's kernels):
-                // copies then run at ~55 GB/s instead of ~8 (docs/GPU.md
-                // §8). Failure (no permission, memory limits) just means
-                // pageable copies. Only for the direct upload path: the
-                // staged H step copies through its own pinned ring while
-                // the transforms run, which beats registering (~14 GB/s)
-                // then copying.
-                let pins = (!self.ntt.h_upload_staged()).then(|| {
+                // copies then run at ~55 GB/s instead of ~8. Failure (no
+                // permission, memory limits) just means pageable copies.
+                // Only for the direct upload path: the staged H step
+                // copies through its own pinned ring while the transforms
+                // run, which beats registering (~14 GB/s) then copying.
+                let direct = streamed || !self.ntt.h_upload_staged();
+                let pins = direct.then(|| {
                     h_times.time("register", || {
                         [&abc[0], &abc[1], &abc[2]]
                             .map(|v| cuzk_pinned_mem::Registered::new_read_only(v).ok())
@@ -735,10 +605,13 @@ impl Backend for GpuBackend {
                 // Wall time, split by the device's own account of the
                 // uploads (CUDA events), so the stages still add up.
                 let t = std::time::Instant::now();
-                let (coeffs, prof) = self
-                    .ntt
-                    .h_step_profiled(&self.stream, &abc[0], &abc[1], &abc[2])
-                    ?;
+                let (coeffs, prof) = self.ntt.h_step_profiled_in(
+                    &self.stream,
+                    &abc[0],
+                    &abc[1],
+                    &abc[2],
+                    streamed,
+                )?;
                 let wall = t.elapsed();
                 let up = prof.upload.min(wall);
                 h_times.add_at("upload_abc", t, up);
@@ -749,9 +622,16 @@ impl Backend for GpuBackend {
                 (coeffs, free_in_background(abc))
             };
             let _g = self.device_lock.lock();
-            let h = h_times.time("msm_h", || {
-                bases.h.msm_device_prefix(0, &coeffs, n_h).map_err(Groth16Error::from)
-            });
+            let h = match &resident {
+                Some(b) => h_times.time("msm_h", || {
+                    b.h.msm_device_prefix(0, &coeffs, n_h)
+                        .map_err(Groth16Error::from)
+                }),
+                None => {
+                    let op = [StreamOp::DenseDevice { start: 0, len: n_h }];
+                    self.stream_msm(&params.h, &op, Some(&coeffs), &mut h_times, "msm_h")
+                }
+            };
             // The MSM has finished with the coefficients (it waits for its
             // result): back to the H step's pool.
             self.ntt.buffers().put(coeffs, &self.stream);
@@ -782,23 +662,11 @@ impl Backend for GpuBackend {
         let aux_freeing = free_in_background(std::mem::take(&mut pa.aux_assignment));
 
         let _g = self.device_lock.lock();
-        let ni = pa.input_assignment.len();
-        let nbi = splits.b_inputs.selected();
-        // G1 first (L, A, B), each half timed as one stage over the three
-        // base sets; A's public inputs are dense and join the tails.
-        let (bits, tails) = ("bitmap_sums", "tails");
-        let l = split_parts(&bases.l, &[(0, &splits.l)], timings, bits, tails)?;
-        let a_inputs = timings
-            .time(tails, || bases.a.msm(0, &pa.input_assignment))
-            ?;
-        let a = a_inputs
-            + split_parts(&bases.a, &[(ni, &splits.a_aux)], timings, bits, tails)
-                ?;
-        let b_parts = [(0, &splits.b_inputs), (nbi, &splits.b_aux)];
-        let b_g1 = split_parts(&bases.b_g1, &b_parts, timings, bits, tails)?;
-        let b_g2: G2Projective =
-            split_parts(&bases.b_g2, &b_parts, timings, "g2_bitmap_sums", "g2_tails")
-                ?;
+        let inputs = &pa.input_assignment;
+        let lab = match &resident {
+            Some(b) => self.resident_lab(b, inputs, &splits, timings)?,
+            None => self.streamed_lab(params, inputs, &splits, timings)?,
+        };
         // Joined before returning, so the memory is back before the
         // partition's reservation is. Only `drop` runs there; a panic in it
         // is not this proof's.
@@ -807,10 +675,10 @@ impl Backend for GpuBackend {
         }
         Ok(ProofParts {
             h,
-            l,
-            a,
-            b_g1,
-            b_g2,
+            l: lab.l,
+            a: lab.a,
+            b_g1: lab.b_g1,
+            b_g2: lab.b_g2,
         })
     }
 }

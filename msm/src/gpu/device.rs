@@ -1,8 +1,8 @@
-//! Device-resident base sets and the streaming path (`cuda` feature).
+//! Device-resident base sets (`cuda` feature).
 
 use std::ops::Range;
 
-use cuzk_field::{Bitmap, Fr, Group};
+use cuzk_field::{Bitmap, Fr};
 use cuzk_gpu::{Device, DeviceBuffer, Stream};
 
 use super::ffi::{self, CheckedIndices, SyncOnDrop};
@@ -304,84 +304,6 @@ impl<C: GpuPoint> GpuBases<C> {
         let tail = self.msm_gather(start, &c.tail_indices, &c.tail_scalars)?;
         Ok(ones + tail)
     }
-}
-
-/// Σ `scalars[i]` · `bases[i]` for base sets too large for the device:
-/// `chunk` bases (and their scalars) at a time are copied from host memory
-/// into one of two device buffers, alternating between two streams, so the
-/// copy of chunk k+1 overlaps the MSM of chunk k. For overlap the host
-/// memory should be page-locked (cuzk-pinned-mem's `Registered`); pageable
-/// memory works but its copies are staged by the driver.
-pub fn msm_streamed<C: GpuPoint>(
-    device: &Device,
-    bases: &[C],
-    scalars: &[Fr],
-    chunk: usize,
-) -> Result<Projective<C>, MsmError> {
-    if bases.len() != scalars.len() {
-        return Err(MsmError::LengthMismatch {
-            bases: bases.len(),
-            scalars: scalars.len(),
-        });
-    }
-    let n = bases.len();
-    if n == 0 {
-        return Ok(Projective::<C>::identity());
-    }
-    let chunk = chunk.clamp(1, n);
-    let streams = [Stream::new(device)?, Stream::new(device)?];
-    let mut base_bufs = [
-        DeviceBuffer::<C>::alloc(device, chunk)?,
-        DeviceBuffer::<C>::alloc(device, chunk)?,
-    ];
-    let mut scalar_bufs = [
-        DeviceBuffer::<Fr>::alloc(device, chunk)?,
-        DeviceBuffer::<Fr>::alloc(device, chunk)?,
-    ];
-    let chunks = n.div_ceil(chunk);
-    let mut outs = Vec::with_capacity(chunks);
-    let mut widths = Vec::with_capacity(chunks);
-    for k in 0..chunks {
-        let w = window_for(chunk.min(n - k * chunk));
-        outs.push(poisoned(&streams[k % 2], bucket_slots(w, 1))?);
-        widths.push(w);
-    }
-    {
-        // Declared after the buffers, so dropped (and synchronised) first.
-        let sync = SyncOnDrop(&streams);
-        for (k, out) in outs.iter_mut().enumerate() {
-            let slot = k % 2;
-            let start = k * chunk;
-            let len = chunk.min(n - start);
-            let s = &streams[slot];
-            // Same stream, same buffers: the copy waits for the MSM that
-            // last used this slot (chunk k − 2).
-            ffi::upload_prefix(&mut base_bufs[slot], &bases[start..start + len], s, &sync)?;
-            ffi::upload_prefix(
-                &mut scalar_bufs[slot],
-                &scalars[start..start + len],
-                s,
-                &sync,
-            )?;
-            ffi::dev_run(
-                &base_bufs[slot],
-                0,
-                None,
-                &scalar_bufs[slot],
-                len,
-                widths[k],
-                1,
-                out,
-                s,
-            )?;
-        }
-    }
-    let mut acc = Projective::<C>::identity();
-    for (k, out) in outs.iter().enumerate() {
-        let v = out.to_vec(&streams[k % 2])?;
-        acc += combine_windows(&v, widths[k]);
-    }
-    Ok(acc)
 }
 
 /// `slots` points of device memory filled with 0xA5 bytes (not a reduced

@@ -284,6 +284,26 @@ mod device {
         out: &mut DeviceBuffer<C>,
         stream: &Stream,
     ) -> Result<(), MsmError> {
+        dev_run_from(
+            bases, start, idx, scalars, 0, n, window, copies, out, stream,
+        )
+    }
+
+    /// [`dev_run`] with the scalars from element `scalar_start` of
+    /// `scalars` (a streamed chunk's share of the H coefficients).
+    #[allow(clippy::too_many_arguments)] // mirrors the C signature
+    pub(crate) fn dev_run_from<C: GpuPoint>(
+        bases: &DeviceBuffer<C>,
+        start: usize,
+        idx: Option<&CheckedIndices>,
+        scalars: &DeviceBuffer<Fr>,
+        scalar_start: usize,
+        n: usize,
+        window: u32,
+        copies: u32,
+        out: &mut DeviceBuffer<C>,
+        stream: &Stream,
+    ) -> Result<(), MsmError> {
         let copies = copies.max(1);
         let stride = bases.len() / copies as usize;
         if copies > 1 && (idx.is_some() || bases.len() % copies as usize != 0 || start > stride) {
@@ -315,10 +335,10 @@ mod device {
         if start > bases.len() || need > avail {
             return Err(MsmError::TooFewBases { have: avail, need });
         }
-        if scalars.len() < n {
+        if scalars.len() < scalar_start.saturating_add(n) {
             return Err(MsmError::LengthMismatch {
                 bases: n,
-                scalars: scalars.len(),
+                scalars: scalars.len().saturating_sub(scalar_start),
             });
         }
         let n32 = shape(n, window)?;
@@ -340,7 +360,7 @@ mod device {
         // DeviceBuffers; the kernels read bases[start .. start + need)
         // (checked above: need ≤ avail, and gather indices < bound = need),
         // or with copies bases[start + t·stride + i] for i < n ≤ stride −
-        // start (checked), n scalars (checked), n indices (checked) and
+        // start (checked), n scalars from scalar_start (checked), n indices (checked) and
         // write the window sums, `slots` slots, to `out` (checked). The work
         // is enqueued on `stream`; the caller keeps the buffers alive until
         // it synchronises.
@@ -349,7 +369,11 @@ mod device {
                 C::GPU_CURVE,
                 base_ptr.cast(),
                 idx_ptr,
-                scalars.as_ptr(),
+                scalars
+                    .as_ptr()
+                    .cast::<u8>()
+                    .wrapping_add(scalar_start * size_of::<Fr>())
+                    .cast(),
                 n32,
                 window,
                 copies,

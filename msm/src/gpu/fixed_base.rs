@@ -159,8 +159,9 @@ mod device {
     use rayon::prelude::*;
 
     use super::{
-        check_window, fixed_base_table_len, fixed_base_window, row_bases, sys, FIXED_BASE_CHUNK,
+        check_window, fixed_base_table_len, fixed_base_window, row_bases, FIXED_BASE_CHUNK,
     };
+    use crate::gpu::fixed_base_ffi as ffi;
     use crate::gpu::GpuPoint;
     use crate::MsmError;
 

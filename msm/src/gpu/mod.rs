@@ -16,8 +16,9 @@
 //! - with the `cuda` feature, [`GpuBases`]: a base set resident on the
 //!   device (upload once; MSMs over any sub-range, batches, gathered tails,
 //!   bitmap sums and the density split against it, scalars from the host or
-//!   already on the device), and [`msm_streamed`] for base sets larger than
-//!   device memory (double-buffered chunks);
+//!   already on the device), and [`StreamedBases`] for base sets larger
+//!   than device memory: every MSM of a partition in one pass over
+//!   double-buffered chunks (the plan in [`crate::chunks`]);
 //! - [`fixed_base_mul`] / [`GpuFixedBase`] (with `cuda`): `scalars[i]·base`
 //!   for one base and many scalars, affine (test parameter generation;
 //!   method and floor in `fixed_base.rs`), with the host twin
@@ -37,13 +38,17 @@ mod fixed_base;
 mod fixed_base_ffi;
 
 #[cfg(feature = "cuda")]
-pub use device::{msm_streamed, GpuBases};
+mod streamed;
+#[cfg(feature = "cuda")]
+pub use device::GpuBases;
 #[cfg(feature = "cuda")]
 pub use fixed_base::{fixed_base_mul, GpuFixedBase};
 pub use fixed_base::{
     fixed_base_table, fixed_base_table_len, fixed_base_window, fixed_base_windows,
     FIXED_BASE_CHUNK, FIXED_BASE_WINDOWS,
 };
+#[cfg(feature = "cuda")]
+pub use streamed::{StreamStats, StreamedBases};
 
 /// A curve the GPU pipeline is instantiated for: [`G1Affine`], [`G2Affine`].
 pub trait GpuPoint: MsmCurve + DeviceCopy {

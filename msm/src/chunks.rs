@@ -1,0 +1,364 @@
+//! Streaming a base set through a device too small to hold it: every MSM
+//! against the set is split by base chunk, so one pass over the chunks
+//! (each uploaded once, the next one's upload overlapping this one's
+//! kernels) serves every MSM of a partition, and the partial sums add up
+//! to the whole MSM (addition is associative, so the split changes no
+//! result).
+//!
+//! This module is the plan: which part of each MSM falls in which chunk,
+//! in chunk-local coordinates. It is plain host code, tested against the
+//! CPU MSM in CI; `gpu::StreamedBases` runs it on the device, and
+//! [`run_host`] runs it through the host twin of the GPU pipeline.
+
+use std::ops::Range;
+
+use cuzk_field::{Bitmap, Fr};
+
+use crate::MsmError;
+
+/// One MSM against a streamed base set.
+#[derive(Clone, Copy, Debug)]
+pub enum StreamOp<'a> {
+    /// Σ `scalars[k]` · `bases[start + k]`.
+    Dense {
+        /// First base.
+        start: usize,
+        /// One scalar per base from `start`.
+        scalars: &'a [Fr],
+    },
+    /// Σ `scalars[k]` · `bases[start + k]` over `len` scalars that live
+    /// on the device (the H MSM's coefficients, straight from the H step):
+    /// the executor is given them beside the ops.
+    DenseDevice {
+        /// First base.
+        start: usize,
+        /// Scalars.
+        len: usize,
+    },
+    /// Σ `bases[start + j]` over the set bits `j` of `ones`.
+    Bitmap {
+        /// First base.
+        start: usize,
+        /// One bit per base from `start`.
+        ones: &'a Bitmap,
+    },
+    /// Σ `scalars[k]` · `bases[start + indices[k]]` (any order, repeats
+    /// allowed).
+    Gather {
+        /// First base.
+        start: usize,
+        /// Base indices relative to `start`.
+        indices: &'a [u32],
+        /// One scalar per index.
+        scalars: &'a [Fr],
+    },
+}
+
+/// The share of one [`StreamOp`] in one chunk, in chunk-local base
+/// indices (base `chunk_start + i` is local `i`).
+#[derive(Clone, Debug, PartialEq)]
+pub enum ChunkPart {
+    /// Σ `op scalars[scalars]` · local bases from `local_start`.
+    Dense {
+        /// First local base.
+        local_start: usize,
+        /// The range of the op's scalars.
+        scalars: Range<usize>,
+    },
+    /// Σ local bases `local_start + j` over the set bits `j` of `ones`.
+    Bitmap {
+        /// First local base.
+        local_start: usize,
+        /// The bits of the op's bitmap that fall in this chunk.
+        ones: Bitmap,
+    },
+    /// Σ `scalars[k]` · local base `indices[k]`.
+    Gather {
+        /// Local base indices.
+        indices: Vec<u32>,
+        /// Their scalars.
+        scalars: Vec<Fr>,
+    },
+}
+
+/// A plan: for each chunk that any op touches, the op parts in it.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Plan {
+    /// Bases per chunk (the last chunk may be shorter).
+    pub chunk: usize,
+    /// Bases in the set.
+    pub n: usize,
+    /// `(chunk index, op index, part)`, chunks ascending.
+    pub parts: Vec<(usize, usize, ChunkPart)>,
+}
+
+impl Plan {
+    /// The base range of chunk `k`.
+    pub fn range(&self, k: usize) -> Range<usize> {
+        let lo = k * self.chunk;
+        lo..(lo + self.chunk).min(self.n)
+    }
+
+    /// The chunks that have work, ascending, each once.
+    pub fn chunks(&self) -> Vec<usize> {
+        let mut v: Vec<usize> = self.parts.iter().map(|p| p.0).collect();
+        v.dedup();
+        v
+    }
+
+    /// Bases uploaded by one pass: the sizes of the chunks with work.
+    pub fn bases_streamed(&self) -> usize {
+        self.chunks().iter().map(|&k| self.range(k).len()).sum()
+    }
+}
+
+/// Splits `ops` against a set of `n` bases streamed in chunks of `chunk`
+/// bases. Refuses ops that reach past the set.
+pub fn plan(ops: &[StreamOp<'_>], n: usize, chunk: usize) -> Result<Plan, MsmError> {
+    if chunk == 0 {
+        return Err(MsmError::TooFewBases { have: 0, need: 1 });
+    }
+    let mut parts: Vec<(usize, usize, ChunkPart)> = Vec::new();
+    for (o, op) in ops.iter().enumerate() {
+        match *op {
+            StreamOp::Dense { start, .. } | StreamOp::DenseDevice { start, .. } => {
+                let len = match *op {
+                    StreamOp::Dense { scalars, .. } => scalars.len(),
+                    StreamOp::DenseDevice { len, .. } => len,
+                    _ => 0,
+                };
+                let end = check_end(start, len, n)?;
+                for k in chunks_of(start..end, chunk) {
+                    let (lo, hi) = (k * chunk, ((k + 1) * chunk).min(n));
+                    let (a, b) = (start.max(lo), end.min(hi));
+                    parts.push((
+                        k,
+                        o,
+                        ChunkPart::Dense {
+                            local_start: a - lo,
+                            scalars: a - start..b - start,
+                        },
+                    ));
+                }
+            }
+            StreamOp::Bitmap { start, ones } => {
+                let end = check_end(start, ones.len(), n)?;
+                for k in chunks_of(start..end, chunk) {
+                    let (lo, hi) = (k * chunk, ((k + 1) * chunk).min(n));
+                    let (a, b) = (start.max(lo), end.min(hi));
+                    let bits = slice_bits(ones, a - start..b - start);
+                    if bits.count_ones() > 0 {
+                        parts.push((
+                            k,
+                            o,
+                            ChunkPart::Bitmap {
+                                local_start: a - lo,
+                                ones: bits,
+                            },
+                        ));
+                    }
+                }
+            }
+            StreamOp::Gather {
+                start,
+                indices,
+                scalars,
+            } => {
+                if indices.len() != scalars.len() {
+                    return Err(MsmError::LengthMismatch {
+                        bases: indices.len(),
+                        scalars: scalars.len(),
+                    });
+                }
+                let chunks = n.div_ceil(chunk);
+                let mut per: Vec<(Vec<u32>, Vec<Fr>)> = vec![(Vec::new(), Vec::new()); chunks];
+                for (&i, s) in indices.iter().zip(scalars) {
+                    let g = start.checked_add(i as usize).filter(|&g| g < n).ok_or(
+                        MsmError::IndexOutOfRange {
+                            index: i.into(),
+                            bases: n.saturating_sub(start),
+                        },
+                    )?;
+                    let (k, local) = (g / chunk, g % chunk);
+                    per[k].0.push(local as u32);
+                    per[k].1.push(*s);
+                }
+                for (k, (indices, scalars)) in per.into_iter().enumerate() {
+                    if !indices.is_empty() {
+                        parts.push((k, o, ChunkPart::Gather { indices, scalars }));
+                    }
+                }
+            }
+        }
+    }
+    // Stable: within a chunk the parts keep the ops' order.
+    parts.sort_by_key(|p| p.0);
+    Ok(Plan { chunk, n, parts })
+}
+
+fn check_end(start: usize, len: usize, n: usize) -> Result<usize, MsmError> {
+    start
+        .checked_add(len)
+        .filter(|&e| e <= n)
+        .ok_or(MsmError::TooFewBases {
+            have: n.saturating_sub(start),
+            need: len,
+        })
+}
+
+/// The chunks that `range` (non-empty or not) overlaps.
+fn chunks_of(range: Range<usize>, chunk: usize) -> Range<usize> {
+    if range.is_empty() {
+        return 0..0;
+    }
+    range.start / chunk..(range.end - 1) / chunk + 1
+}
+
+/// Bits `range` of `b` as a bitmap of their own.
+fn slice_bits(b: &Bitmap, range: Range<usize>) -> Bitmap {
+    let (words, len) = (b.as_words(), range.len());
+    let (w0, shift) = (range.start / 64, range.start % 64);
+    let out: Vec<u64> = (0..len.div_ceil(64))
+        .map(|i| {
+            let lo = words.get(w0 + i).copied().unwrap_or(0) >> shift;
+            let hi = match shift {
+                0 => 0,
+                s => words.get(w0 + i + 1).copied().unwrap_or(0) << (64 - s),
+            };
+            lo | hi
+        })
+        .collect();
+    // `from_words` clears the bits past `len`.
+    Bitmap::from_words(out, len).expect("as many words as the length needs")
+}
+
+/// Runs `plan` through the host twin of the GPU pipeline, one chunk of
+/// `bases` at a time (the chunk as its own slice, as the device sees it),
+/// and returns one sum per op. For tests: single-threaded and slow.
+pub fn run_host<C: crate::gpu::GpuPoint>(
+    bases: &[C],
+    ops: &[StreamOp<'_>],
+    plan: &Plan,
+) -> Result<Vec<crate::Projective<C>>, MsmError> {
+    use group::Group;
+    let mut sums = vec![crate::Projective::<C>::identity(); ops.len()];
+    for (k, o, part) in &plan.parts {
+        let chunk = &bases[plan.range(*k)];
+        let s = match (part, &ops[*o]) {
+            (
+                ChunkPart::Dense {
+                    local_start,
+                    scalars,
+                },
+                StreamOp::Dense { scalars: all, .. },
+            ) => {
+                let sc = &all[scalars.clone()];
+                crate::gpu::host::msm(&chunk[*local_start..*local_start + sc.len()], sc, None)?
+            }
+            (ChunkPart::Bitmap { local_start, ones }, _) => {
+                crate::gpu::host::bitmap_sum(&chunk[*local_start..], ones)?
+            }
+            (ChunkPart::Gather { indices, scalars }, _) => {
+                crate::gpu::host::msm_gather(chunk, indices, scalars, None)?
+            }
+            // Device scalars (or a dense part of another op: impossible by
+            // construction of the plan) have no host twin.
+            _ => return Err(MsmError::TooFewBases { have: 0, need: 1 }),
+        };
+        sums[*o] += s;
+    }
+    Ok(sums)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bits_slice_across_word_boundaries() {
+        let b = Bitmap::from_bools((0..300).map(|i| i % 7 == 0 || i % 11 == 3));
+        for r in [0..300, 5..70, 64..128, 63..65, 130..131, 299..300, 10..10] {
+            let s = slice_bits(&b, r.clone());
+            assert_eq!(s.len(), r.len());
+            let want: Vec<bool> = r.clone().map(|i| b.get(i)).collect();
+            assert_eq!(s.iter().collect::<Vec<_>>(), want, "{r:?}");
+            assert_eq!(s.count_ones(), want.iter().filter(|&&x| x).count());
+        }
+    }
+
+    #[test]
+    fn plans_cover_each_op_exactly_once() {
+        let n = 1000;
+        let sc: Vec<Fr> = (0..400u64).map(Fr::from).collect();
+        let ones = Bitmap::from_bools((0..600).map(|i| i % 3 == 0));
+        let idx: Vec<u32> = vec![999 - 100, 0, 250, 250, 510, 1];
+        let isc: Vec<Fr> = (1..=6u64).map(Fr::from).collect();
+        let ops = [
+            StreamOp::Dense {
+                start: 90,
+                scalars: &sc,
+            },
+            StreamOp::Bitmap {
+                start: 100,
+                ones: &ones,
+            },
+            StreamOp::Gather {
+                start: 100,
+                indices: &idx,
+                scalars: &isc,
+            },
+        ];
+        let p = plan(&ops, n, 128).unwrap();
+        // Dense: 400 scalars from 90 touch chunks 0..=3.
+        let dense: Vec<_> = p.parts.iter().filter(|x| x.1 == 0).collect();
+        assert_eq!(dense.iter().map(|x| x.0).collect::<Vec<_>>(), [0, 1, 2, 3]);
+        let covered: usize = dense
+            .iter()
+            .map(|x| match &x.2 {
+                ChunkPart::Dense { scalars, .. } => scalars.len(),
+                _ => 0,
+            })
+            .sum();
+        assert_eq!(covered, 400);
+        // Bits: as many ones over the chunks as in the op.
+        let bits: usize = p
+            .parts
+            .iter()
+            .filter_map(|x| match &x.2 {
+                ChunkPart::Bitmap { ones, .. } => Some(ones.count_ones()),
+                _ => None,
+            })
+            .sum();
+        assert_eq!(bits, ones.count_ones());
+        // Gather: every entry once, repeats kept.
+        let g: usize = p
+            .parts
+            .iter()
+            .filter_map(|x| match &x.2 {
+                ChunkPart::Gather { indices, .. } => Some(indices.len()),
+                _ => None,
+            })
+            .sum();
+        assert_eq!(g, idx.len());
+        assert!(p.parts.windows(2).all(|w| w[0].0 <= w[1].0));
+        // Bits 100..700 reach chunk 5; index 899 from 100 is base 999, chunk 7.
+        assert_eq!(p.chunks(), [0, 1, 2, 3, 4, 5, 7]);
+        // Out of range ops are refused.
+        let bad = [StreamOp::Dense {
+            start: 700,
+            scalars: &sc,
+        }];
+        assert!(plan(&bad, n, 128).is_err());
+        let far = [700u32];
+        let one = [Fr::from(1u64)];
+        let bad = [StreamOp::Gather {
+            start: 300,
+            indices: &far,
+            scalars: &one,
+        }];
+        assert!(matches!(
+            plan(&bad, n, 128),
+            Err(MsmError::IndexOutOfRange { .. })
+        ));
+    }
+}
