@@ -173,6 +173,13 @@ pub struct BenchReport {
     pub memory_overcommit_bytes: u64,
     /// Peak resident set size of the process (VmHWM), bytes.
     pub peak_rss_bytes: Option<u64>,
+    /// Bases streamed host → device per partition (median; `None` when
+    /// every set was resident).
+    #[serde(default)]
+    pub stream_bytes_per_partition: Option<u64>,
+    /// Those bytes over the time of the streamed MSM stages, GB/s.
+    #[serde(default)]
+    pub stream_gb_per_s: Option<f64>,
     /// The resource that bounded throughput.
     pub bounded_by: Bound,
     /// The numbers behind `bounded_by`, in words.
@@ -251,6 +258,7 @@ pub fn bench(
         .filter_map(|r| r.as_ref().err().map(|e| e.to_string()))
         .collect();
     report.stages = stage_stats(&ok);
+    (report.stream_bytes_per_partition, report.stream_gb_per_s) = stream_stats(&ok);
     Ok(BenchRun { report, timeline })
 }
 
@@ -326,6 +334,41 @@ fn stage_stats(ok: &[&JobOutput]) -> Vec<StageStats> {
     out.push(summarize("assembly", secs(&|p| p.assembly)));
     out.push(summarize("verify", secs(&|p| p.verify)));
     out
+}
+
+/// The median bytes a partition streamed and the rate of the streamed
+/// passes (bytes over the time of the stages that streamed).
+fn stream_stats(ok: &[&JobOutput]) -> (Option<u64>, Option<f64>) {
+    const PASSES: [&str; 5] = ["msm_h", "msm_l", "msm_a", "msm_b_g1", "msm_b_g2"];
+    let mut per: Vec<u64> = Vec::new();
+    let (mut bytes, mut secs) = (0u64, 0f64);
+    for p in ok.iter().flat_map(|o| o.partitions.iter()) {
+        let b: u64 = p
+            .stages
+            .counts()
+            .iter()
+            .filter(|(w, _)| *w == "stream_bytes")
+            .map(|(_, n)| *n)
+            .sum();
+        if b == 0 {
+            continue;
+        }
+        per.push(b);
+        bytes += b;
+        secs += p
+            .stages
+            .stages()
+            .iter()
+            .filter(|(n, _)| PASSES.contains(n))
+            .map(|(_, d)| d.as_secs_f64())
+            .sum::<f64>();
+    }
+    if per.is_empty() {
+        return (None, None);
+    }
+    per.sort_unstable();
+    let rate = (secs > 0.0).then(|| bytes as f64 / secs / 1e9);
+    (Some(per[per.len() / 2]), rate)
 }
 
 /// A sum that starts from +0.0 (`Iterator::sum` of nothing is −0.0,
@@ -504,6 +547,8 @@ fn analyze(
         peak_held_bytes: 0,
         memory_overcommit_bytes: 0,
         peak_rss_bytes: None,
+        stream_bytes_per_partition: None,
+        stream_gb_per_s: None,
         bounded_by,
         bound_reason,
     }
@@ -631,6 +676,14 @@ impl BenchReport {
                 .map(format_bytes)
                 .unwrap_or_else(|| "n/a".into())
         );
+        if let Some(b) = self.stream_bytes_per_partition {
+            s += &format!(
+                "  streamed bases: {} per partition at {} GB/s (host → device, with the kernels)\n",
+                format_bytes(b),
+                self.stream_gb_per_s
+                    .map_or_else(|| "n/a".into(), |r| format!("{r:.1}"))
+            );
+        }
         s += "  stage               n    median s     p95 s\n";
         for st in &self.stages {
             s += &format!(

@@ -47,6 +47,16 @@ pub struct QueryCounts {
     pub b: usize,
 }
 
+impl QueryCounts {
+    /// Bytes of the five queries' points (affine, as the device holds them
+    /// and as [`Parameters::host_bytes`] counts them): the one formula.
+    pub fn point_bytes(&self) -> u64 {
+        let g1 = std::mem::size_of::<G1Affine>() as u64;
+        let g2 = std::mem::size_of::<G2Affine>() as u64;
+        (self.h + self.l + self.a + self.b) as u64 * g1 + self.b as u64 * g2
+    }
+}
+
 /// Section sizes of a `.params` file, read from its header and counts only.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ParamsInfo {
@@ -128,10 +138,10 @@ impl Parameters {
 
     /// Bytes of host memory the queries take (0 once released).
     pub fn host_bytes(&self) -> u64 {
-        let g1 = std::mem::size_of::<G1Affine>() as u64;
-        let g2 = std::mem::size_of::<G2Affine>() as u64;
-        (self.h.len() + self.l.len() + self.a.len() + self.b_g1.len()) as u64 * g1
-            + self.b_g2.len() as u64 * g2
+        match self.released {
+            Some(_) => 0,
+            None => self.counts().point_bytes(),
+        }
     }
 
     /// Decodes parameters from bytes (e.g. an mmap'd file), points in parallel.

@@ -109,10 +109,7 @@ pub fn min_device_bytes(params: &Parameters) -> (u64, String) {
 
 /// Bytes the bases of `params` take on the device.
 pub fn bases_bytes(params: &Parameters) -> u64 {
-    let g1 = std::mem::size_of::<G1Affine>() as u64;
-    let g2 = std::mem::size_of::<G2Affine>() as u64;
-    let c = params.counts();
-    (c.h + c.l + c.a + c.b) as u64 * g1 + c.b as u64 * g2
+    params.counts().point_bytes()
 }
 
 /// Device bytes one partition in flight holds besides the bases: the H

@@ -62,6 +62,20 @@ struct Pending<C: GpuPoint> {
     _indices: Option<CheckedIndices>,
 }
 
+impl<C: GpuPoint> Pending<C> {
+    /// A result in `out` (window sums at width `window`, or one point).
+    fn of(window: Option<u32>, out: DeviceBuffer<C>) -> Self {
+        Pending {
+            op: 0,
+            window,
+            out,
+            _scalars: None,
+            _words: None,
+            _indices: None,
+        }
+    }
+}
+
 impl<'h, C: GpuPoint> StreamedBases<'h, C> {
     /// Bases `host` (page-locked for overlap: cuzk-pinned-mem's
     /// `SharedRegistration`; pageable memory works, its copies are staged
@@ -191,12 +205,8 @@ impl<'h, C: GpuPoint> StreamedBases<'h, C> {
                 let mut out = poisoned(bucket_slots(w, 1))?;
                 ffi::dev_run_from(buf, *local_start, None, &d, 0, n, w, 1, &mut out, comp)?;
                 Ok(Pending {
-                    op: 0,
-                    window: Some(w),
-                    out,
                     _scalars: Some(d),
-                    _words: None,
-                    _indices: None,
+                    ..Pending::of(Some(w), out)
                 })
             }
             (
@@ -225,26 +235,15 @@ impl<'h, C: GpuPoint> StreamedBases<'h, C> {
                     &mut out,
                     comp,
                 )?;
-                Ok(Pending {
-                    op: 0,
-                    window: Some(w),
-                    out,
-                    _scalars: None,
-                    _words: None,
-                    _indices: None,
-                })
+                Ok(Pending::of(Some(w), out))
             }
             (ChunkPart::Bitmap { local_start, ones }, _) => {
                 let words = DeviceBuffer::from_slice(comp, ones.as_words())?;
                 let mut out = poisoned(1)?;
                 ffi::dev_bitmap_sum(buf, *local_start, &words, ones.len(), &mut out, comp)?;
                 Ok(Pending {
-                    op: 0,
-                    window: None,
-                    out,
-                    _scalars: None,
                     _words: Some(words),
-                    _indices: None,
+                    ..Pending::of(None, out)
                 })
             }
             (ChunkPart::Gather { indices, scalars }, _) => {
@@ -265,12 +264,9 @@ impl<'h, C: GpuPoint> StreamedBases<'h, C> {
                     comp,
                 )?;
                 Ok(Pending {
-                    op: 0,
-                    window: Some(w),
-                    out,
                     _scalars: Some(d),
-                    _words: None,
                     _indices: Some(idx),
+                    ..Pending::of(Some(w), out)
                 })
             }
             _ => Err(MsmError::TooFewBases { have: 0, need: 1 }),

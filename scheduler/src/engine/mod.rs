@@ -611,12 +611,7 @@ impl Inner {
         } else {
             0
         };
-        let device_bytes = {
-            let c = params.counts();
-            let g1 = std::mem::size_of::<cuzk_field::G1Affine>() as u64;
-            let g2 = std::mem::size_of::<cuzk_field::G2Affine>() as u64;
-            (c.h + c.l + c.a + c.b) as u64 * g1 + c.b as u64 * g2
-        };
+        let device_bytes = params.counts().point_bytes();
         let entry = Arc::new(CircuitEntry {
             id: id.clone(),
             path,

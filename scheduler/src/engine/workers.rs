@@ -414,6 +414,9 @@ impl Inner {
                         _ => stages.add(name, *dur),
                     }
                 }
+                for (what, n) in out.timings.counts() {
+                    stages.count(what, *n);
+                }
                 // Each stage where it really ran (the backend's spans; with
                 // two GPU workers one partition's H step runs beside
                 // another's MSMs), and work beside the stages (CPU
