@@ -103,8 +103,8 @@ pub trait Backend: Send + Sync + std::fmt::Debug {
 /// Where [`Backend::place`] put a parameter set.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Placement {
-    /// Proved from the host copy (CPU backend, or bases uploaded per
-    /// partition from page-locked host memory).
+    /// Proved from the host copy (CPU backend, or a GPU backend streaming
+    /// the bases from page-locked host memory through the device per MSM).
     Host,
     /// The bases live on the device; the host copy is not needed.
     Resident,

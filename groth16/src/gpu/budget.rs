@@ -82,14 +82,31 @@ pub fn stream_chunk<C: cuzk_msm::gpu::GpuPoint>(n: usize, avail: u64) -> Option<
     None
 }
 
-/// Device bytes a streamed placement needs at the least: the lean H step's
-/// two domain-sized buffers (the coefficients and the pool's second buffer
-/// stay while the H MSM streams) and the smallest streamed MSM.
+/// The chunk sizes of a streamed placement: G1 passes take two thirds of
+/// `room` (the device memory left beside the lean H step's buffers), G2
+/// passes one third. The stream-ordered pool keeps the largest MSM scratch
+/// between passes, so a pass of either curve must fit beside the other's
+/// retained scratch: with this split, `stream_bytes::<G1>(g1)` plus G2's
+/// scratch, and `stream_bytes::<G2>(g2)` plus G1's, are each within
+/// `room`. `None` when `room` holds not even the smallest chunks.
+pub fn stream_chunks(n: usize, room: u64) -> Option<(usize, usize)> {
+    Some((
+        stream_chunk::<G1Affine>(n, room / 3 * 2)?,
+        stream_chunk::<G2Affine>(n, room / 3)?,
+    ))
+}
+
+/// Device bytes of the lean H step (two domain-sized buffers) and the
+/// small buffers beside it: what a streamed placement keeps out of the
+/// chunks' room.
+pub fn lean_h_bytes(params: &Parameters) -> u64 {
+    2 * params.domain_size() as u64 * 32 + (64 << 20)
+}
+
+/// Device bytes a streamed placement needs at the least: the lean H step
+/// and room for the smallest chunks of both curves ([`stream_chunks`]).
 pub fn streamed_bytes(params: &Parameters) -> u64 {
-    let n = params.domain_size() as u64;
-    2 * n * 32
-        + stream_bytes::<G1Affine>(MIN_STREAM_CHUNK).max(stream_bytes::<G2Affine>(MIN_STREAM_CHUNK))
-        + (64 << 20)
+    lean_h_bytes(params) + 3 * stream_bytes::<G2Affine>(MIN_STREAM_CHUNK)
 }
 
 /// The least device memory a placement of `params` needs (streamed from
@@ -197,6 +214,14 @@ mod tests {
             let c2 = stream_chunk::<G2Affine>(1 << 27, avail).unwrap();
             assert!(c2 <= c, "G2 points are larger");
         }
+        // The split: either curve's pass fits beside the other's scratch.
+        let room = 6 * G;
+        let (c1, c2) = stream_chunks(1 << 27, room).unwrap();
+        use cuzk_msm::gpu::scratch_bytes;
+        assert!(stream_bytes::<G1Affine>(c1) + scratch_bytes::<G2Affine>(c2) <= room);
+        assert!(stream_bytes::<G2Affine>(c2) + scratch_bytes::<G1Affine>(c1) <= room);
+        assert!(stream_chunks(1 << 27, 3 * stream_bytes::<G2Affine>(MIN_STREAM_CHUNK)).is_some());
+        assert!(stream_chunks(1 << 27, stream_bytes::<G2Affine>(MIN_STREAM_CHUNK)).is_none());
         // Small sets take one chunk of their own size.
         assert_eq!(stream_chunk::<G1Affine>(70_000, 16 * G), Some(1 << 17));
         assert_eq!(stream_chunk::<G1Affine>(10, 16 * G), Some(MIN_STREAM_CHUNK));

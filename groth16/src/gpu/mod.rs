@@ -72,8 +72,9 @@ mod budget;
 mod h_path;
 mod msms;
 pub use budget::{
-    bases_bytes, h_precomputed, min_device_bytes, msm_bytes, partition_bytes, stream_bytes,
-    stream_chunk, streamed_bytes, working_bytes, DeviceBudget, DEVICE_MARGIN,
+    bases_bytes, h_precomputed, lean_h_bytes, min_device_bytes, msm_bytes, partition_bytes,
+    stream_bytes, stream_chunk, stream_chunks, streamed_bytes, working_bytes, DeviceBudget,
+    DEVICE_MARGIN,
 };
 use cuzk_msm::chunks::StreamOp;
 use msms::split_all;
@@ -152,6 +153,9 @@ pub struct GpuBackend {
     /// its deferred partitions get a, b, c on the CPU
     /// ([`Backend::abc_on_device`] is false from then on).
     streams: std::sync::atomic::AtomicBool,
+    /// The streamed placement's chunk sizes (G1, G2), fixed when it is
+    /// placed from the room beside the lean H step ([`stream_chunks`]).
+    chunks: Mutex<(usize, usize)>,
 }
 
 fn spmv_err(e: cuzk_spmv::SpmvError) -> Groth16Error {
@@ -192,6 +196,7 @@ impl GpuBackend {
             r1cs: Mutex::new(None),
             budget,
             streams: std::sync::atomic::AtomicBool::new(false),
+            chunks: Mutex::new((budget::MIN_STREAM_CHUNK, budget::MIN_STREAM_CHUNK)),
         })
     }
 
@@ -305,16 +310,29 @@ impl GpuBackend {
             self.keep_h_buffers(depth, params);
         } else {
             if !key.has_queries() {
-                return Err(crate::backend::released_error(self.name()));
+                // Streamed sets are recognised by the full set, which
+                // `place` passes next (pins need the queries).
+                return Ok(Residency::Transient);
             }
             self.pin(key);
-            self.streams
-                .store(true, std::sync::atomic::Ordering::Relaxed);
+            self.plan_stream(params, free);
             // The lean H step's two buffers.
             let two = 2 * params.domain_size() * std::mem::size_of::<Fr>();
             self.ntt.buffers().set_limit(two);
         }
         Ok(mode)
+    }
+
+    /// Marks the backend as streaming `params` and fixes the chunk sizes
+    /// from `free`, the bytes it may use (admission checked that the
+    /// smallest chunks fit: [`streamed_bytes`]).
+    fn plan_stream(&self, params: &Parameters, free: u64) {
+        let n = params.counts().h.max(params.counts().l).max(params.counts().b);
+        let room = free.saturating_sub(lean_h_bytes(params));
+        let min = (budget::MIN_STREAM_CHUNK, budget::MIN_STREAM_CHUNK);
+        *self.chunks.lock() = stream_chunks(n, room).unwrap_or(min);
+        self.streams
+            .store(true, std::sync::atomic::Ordering::Relaxed);
     }
 
     /// Lets the H step keep the buffers of `depth` partitions between
@@ -493,8 +511,7 @@ impl Backend for GpuBackend {
             }
             let _g = self.device_lock.lock();
             self.pin(set);
-            self.streams
-                .store(true, std::sync::atomic::Ordering::Relaxed);
+            self.plan_stream(set, free);
             return Ok(Placement::Host);
         }
         let mode = self.residency;

@@ -1,7 +1,7 @@
 //! The L, A and B MSMs of a partition: the zero/one/tail split of the
 //! witness on the CPU, then bitmap sums and gathered tails per base set.
 
-use cuzk_field::{Fr, G1Projective, G2Projective};
+use cuzk_field::{Fr, G1Affine, G1Projective, G2Projective};
 use cuzk_gpu::DeviceBuffer;
 use cuzk_msm::chunks::StreamOp;
 use cuzk_msm::gpu::{GpuBases, GpuPoint, StreamedBases};
@@ -9,9 +9,8 @@ use cuzk_msm::{classify, Classified, MsmError, Projective};
 use cuzk_synth::ProvingAssignment;
 use group::Group;
 
-use super::{stream_chunk, GpuBackend};
-use crate::backend::Backend;
-use crate::error::{Groth16Error, Result};
+use super::GpuBackend;
+use crate::error::Result;
 use crate::params::Parameters;
 use crate::timings::Timings;
 
@@ -107,8 +106,10 @@ pub(super) struct Lab {
 
 impl GpuBackend {
     /// Σ of `ops` against `host` bases streamed through the device in the
-    /// largest chunks that fit what the backend may use now; the pass is
-    /// timed as `stage` and its bytes counted as `stream_bytes`.
+    /// placement's chunks for the curve (fixed at placement: the
+    /// stream-ordered pool keeps the last pass's scratch, so what is free
+    /// now would undercount the room); the pass is timed as `stage` and its
+    /// bytes counted as `stream_bytes`.
     pub(super) fn stream_msm<C: GpuPoint>(
         &self,
         host: &[C],
@@ -117,25 +118,13 @@ impl GpuBackend {
         timings: &mut Timings,
         stage: &'static str,
     ) -> Result<Projective<C>> {
-        let avail = self.available();
-        let chunk = stream_chunk::<C>(host.len(), avail).ok_or_else(|| {
-            let need = super::stream_bytes::<C>(super::budget::MIN_STREAM_CHUNK);
-            Groth16Error::DeviceTooSmall {
-                backend: self.name(),
-                need,
-                detail: format!("streaming {stage}"),
-                available: avail,
-                limit: self.budget.limit,
-                total: self.budget.total,
-            }
-        })?;
+        let (g1, g2) = *self.chunks.lock();
+        let chunk = if C::GPU_CURVE == G1Affine::GPU_CURVE { g1 } else { g2 };
         let (sums, stats) = timings.time(stage, || {
             StreamedBases::new(&self.device, host, chunk).run(ops, device_scalars)
         })?;
         timings.count("stream_bytes", stats.bytes);
-        Ok(sums
-            .into_iter()
-            .fold(Projective::<C>::identity(), |a, b| a + b))
+        Ok(sums.into_iter().fold(Projective::<C>::identity(), |a, b| a + b))
     }
 
     /// L, A, B(G1), B(G2) of a partition against bases in host memory:
