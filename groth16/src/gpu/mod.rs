@@ -327,7 +327,11 @@ impl GpuBackend {
     /// from `free`, the bytes it may use (admission checked that the
     /// smallest chunks fit: [`streamed_bytes`]).
     fn plan_stream(&self, params: &Parameters, free: u64) {
-        let n = params.counts().h.max(params.counts().l).max(params.counts().b);
+        let n = params
+            .counts()
+            .h
+            .max(params.counts().l)
+            .max(params.counts().b);
         let room = free.saturating_sub(lean_h_bytes(params));
         let min = (budget::MIN_STREAM_CHUNK, budget::MIN_STREAM_CHUNK);
         *self.chunks.lock() = stream_chunks(n, room).unwrap_or(min);

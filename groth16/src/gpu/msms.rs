@@ -119,12 +119,18 @@ impl GpuBackend {
         stage: &'static str,
     ) -> Result<Projective<C>> {
         let (g1, g2) = *self.chunks.lock();
-        let chunk = if C::GPU_CURVE == G1Affine::GPU_CURVE { g1 } else { g2 };
+        let chunk = if C::GPU_CURVE == G1Affine::GPU_CURVE {
+            g1
+        } else {
+            g2
+        };
         let (sums, stats) = timings.time(stage, || {
             StreamedBases::new(&self.device, host, chunk).run(ops, device_scalars)
         })?;
         timings.count("stream_bytes", stats.bytes);
-        Ok(sums.into_iter().fold(Projective::<C>::identity(), |a, b| a + b))
+        Ok(sums
+            .into_iter()
+            .fold(Projective::<C>::identity(), |a, b| a + b))
     }
 
     /// L, A, B(G1), B(G2) of a partition against bases in host memory:
