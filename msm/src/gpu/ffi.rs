@@ -271,28 +271,11 @@ mod device {
     /// them with `combine_windows` after the download) on `stream`. With
     /// `copies` > 1, `bases` is a shifted table of `copies` equal copies
     /// (no idx). Asynchronous: the caller synchronises `stream` (e.g. by
-    /// downloading `out`) before dropping or reusing the buffers.
+    /// downloading `out`) before dropping or reusing the buffers. The
+    /// scalars start at element `scalar_start` of `scalars` (0, or a
+    /// streamed chunk's share of the H coefficients).
     #[allow(clippy::too_many_arguments)] // mirrors the C signature
     pub(crate) fn dev_run<C: GpuPoint>(
-        bases: &DeviceBuffer<C>,
-        start: usize,
-        idx: Option<&CheckedIndices>,
-        scalars: &DeviceBuffer<Fr>,
-        n: usize,
-        window: u32,
-        copies: u32,
-        out: &mut DeviceBuffer<C>,
-        stream: &Stream,
-    ) -> Result<(), MsmError> {
-        dev_run_from(
-            bases, start, idx, scalars, 0, n, window, copies, out, stream,
-        )
-    }
-
-    /// [`dev_run`] with the scalars from element `scalar_start` of
-    /// `scalars` (a streamed chunk's share of the H coefficients).
-    #[allow(clippy::too_many_arguments)] // mirrors the C signature
-    pub(crate) fn dev_run_from<C: GpuPoint>(
         bases: &DeviceBuffer<C>,
         start: usize,
         idx: Option<&CheckedIndices>,

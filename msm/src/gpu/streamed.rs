@@ -203,7 +203,7 @@ impl<'h, C: GpuPoint> StreamedBases<'h, C> {
                 let n = scalars.len();
                 let w = window_for(n);
                 let mut out = poisoned(bucket_slots(w, 1))?;
-                ffi::dev_run_from(buf, *local_start, None, &d, 0, n, w, 1, &mut out, comp)?;
+                ffi::dev_run(buf, *local_start, None, &d, 0, n, w, 1, &mut out, comp)?;
                 Ok(Pending {
                     _scalars: Some(d),
                     ..Pending::of(Some(w), out)
@@ -223,7 +223,7 @@ impl<'h, C: GpuPoint> StreamedBases<'h, C> {
                 let n = scalars.len();
                 let w = window_for(n);
                 let mut out = poisoned(bucket_slots(w, 1))?;
-                ffi::dev_run_from(
+                ffi::dev_run(
                     buf,
                     *local_start,
                     None,
@@ -251,7 +251,7 @@ impl<'h, C: GpuPoint> StreamedBases<'h, C> {
                 let d = DeviceBuffer::from_slice(comp, scalars)?;
                 let w = window_for(scalars.len());
                 let mut out = poisoned(bucket_slots(w, 1))?;
-                ffi::dev_run_from(
+                ffi::dev_run(
                     buf,
                     0,
                     Some(&idx),
