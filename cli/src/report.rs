@@ -11,7 +11,7 @@
 use cuzk_scheduler::sysinfo;
 use cuzk_scheduler::{
     format_bytes, Engine, EngineError, EngineOptions, Event, EventKind, JobOutput, JobSpec,
-    PartitionSource, PartitionTimes,
+    PartitionSource,
 };
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
@@ -281,94 +281,6 @@ fn median(sorted: &[f64]) -> f64 {
         n if n % 2 == 1 => sorted[n / 2],
         n => (sorted[n / 2 - 1] + sorted[n / 2]) / 2.0,
     }
-}
-
-fn summarize(name: &str, mut v: Vec<f64>) -> StageStats {
-    v.sort_by(f64::total_cmp);
-    let n = v.len();
-    StageStats {
-        name: name.to_string(),
-        count: n,
-        median_s: median(&v),
-        p95_s: percentile(&v, 95.0),
-        mean_s: if n == 0 {
-            0.0
-        } else {
-            total(v.iter().copied()) / n as f64
-        },
-        max_s: v.last().copied().unwrap_or(0.0),
-    }
-}
-
-fn stage_stats(ok: &[&JobOutput]) -> Vec<StageStats> {
-    let parts: Vec<_> = ok.iter().flat_map(|o| o.partitions.iter()).collect();
-    let secs = |f: &dyn Fn(&PartitionTimes) -> Duration| -> Vec<f64> {
-        parts.iter().map(|p| f(p).as_secs_f64()).collect()
-    };
-    let mut out = vec![
-        summarize("synthesis", secs(&|p| p.synthesis)),
-        summarize("gpu_wait", secs(&|p| p.gpu_wait)),
-    ];
-    out.push(summarize("gpu", secs(&|p| p.gpu)));
-    let mut names: Vec<&'static str> = Vec::new();
-    for p in &parts {
-        for (n, _) in p.stages.stages() {
-            if !names.contains(n) {
-                names.push(n);
-            }
-        }
-    }
-    for n in names {
-        let v = parts
-            .iter()
-            .filter_map(|p| {
-                p.stages
-                    .stages()
-                    .iter()
-                    .find(|(s, _)| *s == n)
-                    .map(|(_, d)| d.as_secs_f64())
-            })
-            .collect();
-        out.push(summarize(&format!("gpu.{n}"), v));
-    }
-    out.push(summarize("assembly", secs(&|p| p.assembly)));
-    out.push(summarize("verify", secs(&|p| p.verify)));
-    out
-}
-
-/// The median bytes a partition streamed and the rate of the streamed
-/// passes (bytes over the time of the stages that streamed).
-fn stream_stats(ok: &[&JobOutput]) -> (Option<u64>, Option<f64>) {
-    const PASSES: [&str; 5] = ["msm_h", "msm_l", "msm_a", "msm_b_g1", "msm_b_g2"];
-    let mut per: Vec<u64> = Vec::new();
-    let (mut bytes, mut secs) = (0u64, 0f64);
-    for p in ok.iter().flat_map(|o| o.partitions.iter()) {
-        let b: u64 = p
-            .stages
-            .counts()
-            .iter()
-            .filter(|(w, _)| *w == "stream_bytes")
-            .map(|(_, n)| *n)
-            .sum();
-        if b == 0 {
-            continue;
-        }
-        per.push(b);
-        bytes += b;
-        secs += p
-            .stages
-            .stages()
-            .iter()
-            .filter(|(n, _)| PASSES.contains(n))
-            .map(|(_, d)| d.as_secs_f64())
-            .sum::<f64>();
-    }
-    if per.is_empty() {
-        return (None, None);
-    }
-    per.sort_unstable();
-    let rate = (secs > 0.0).then(|| bytes as f64 / secs / 1e9);
-    (Some(per[per.len() / 2]), rate)
 }
 
 /// A sum that starts from +0.0 (`Iterator::sum` of nothing is −0.0,
@@ -698,6 +610,12 @@ impl BenchReport {
         s
     }
 }
+
+#[path = "report_stages.rs"]
+mod stages;
+#[cfg(test)]
+use stages::summarize;
+use stages::{stage_stats, stream_stats};
 
 #[cfg(test)]
 mod tests {
