@@ -33,3 +33,14 @@ finish() {
   cat "$O/summary.txt"
   grep -a -E "FAILED|panicked|^Error|error:" "$O/log.txt" | head -20
 }
+
+# After `cuzk testdata porep` logged its "run: cuzk prove porep …" line to
+# $O/log.txt: sets C1, PID, SID and P2 (the C1 file, prover id, sector id
+# and parameter directory) from the last such line.
+c1_from_log() {
+  local run; run=$(grep -a '^run: ' "$O/log.txt" | tail -1)
+  C1=$(echo "$run" | sed -E 's/.*--c1 ([^ ]+).*/\1/')
+  PID=$(echo "$run" | sed -E 's/.*--prover-id ([^ ]+).*/\1/')
+  SID=$(echo "$run" | sed -E 's/.*--sector-id ([^ ]+).*/\1/')
+  P2=$(echo "$run" | sed -E 's/.*--param-cache ([^ ]+).*/\1/')
+}

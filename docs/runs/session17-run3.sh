@@ -14,11 +14,7 @@ while ! grep -q '^rc=' /tmp/s17/params32.log 2>/dev/null; do
 done
 cp /tmp/s17/params32.log "$O/params32.log"
 T testdata_2k 120 /tmp/s17/cuzk testdata porep --sector-size 2KiB --generator cuzk-gpu --dir /tmp/s17/td2
-RUN=$(grep -a '^run: ' "$O/log.txt" | tail -1)
-C1=$(echo "$RUN" | sed -E 's/.*--c1 ([^ ]+).*/\1/')
-PID=$(echo "$RUN" | sed -E 's/.*--prover-id ([^ ]+).*/\1/')
-SID=$(echo "$RUN" | sed -E 's/.*--sector-id ([^ ]+).*/\1/')
-P2=$(echo "$RUN" | sed -E 's/.*--param-cache ([^ ]+).*/\1/')
+c1_from_log
 export CUZK_R1CS_CACHE=/tmp/s17/r1cs
 T porep_2k_limit 120 /tmp/s17/cuzk prove porep --c1 "$C1" --prover-id "$PID" --sector-id "$SID" --param-cache "$P2" --out /tmp/s17/limit.proof --backend gpu --memory-limit 1GiB
 T verify_2k_limit 60 /tmp/s17/cuzk verify porep --c1 "$C1" --proof /tmp/s17/limit.proof --prover-id "$PID" --sector-id "$SID" --param-cache "$P2"

@@ -305,15 +305,17 @@ pub(crate) fn backticked(text: &str) -> Vec<(String, String)> {
 
 #[test]
 fn the_rules_catch_what_they_should() {
+    // Built from parts, so this file holds no history of its own.
+    let (w, y) = ("session", 2026);
     for s in [
-        " session 12 measured 1.5 ms",
-        " in session 5",
-        " (session 16 run 3)",
-        " sessions 10–11",
-        " see docs/runs/2026-12-02-session11.md",
-        " measured on 2026-11-29",
+        format!(" {w} 12 measured 1.5 ms"),
+        format!(" in {w} 5"),
+        format!(" ({w} 16 run 3)"),
+        format!(" {w}s 10–11"),
+        format!(" see docs/runs/{y}-12-02-{w}11.md"),
+        format!(" measured on {y}-11-29"),
     ] {
-        assert!(history_in(s).is_some(), "{s:?} should count as history");
+        assert!(history_in(&s).is_some(), "{s:?} should count as history");
     }
     for s in [
         " a session token",
