@@ -126,14 +126,6 @@ impl FrVec {
         self.reserve(xs.len());
         self.v.extend_from_slice(xs);
     }
-
-    /// The values as an ordinary vector (a copy when pooled).
-    pub fn into_vec(mut self) -> Vec<Fr> {
-        match self.home {
-            None => std::mem::take(&mut self.v),
-            Some(_) => self.v.clone(),
-        }
-    }
 }
 
 impl Drop for FrVec {
@@ -263,7 +255,7 @@ mod tests {
         let copy = w.clone();
         assert!(!copy.is_pooled());
         assert_eq!(copy, w);
-        assert_eq!(w.clone().into_vec(), vec![Fr::from(5u64)]);
+        assert_eq!(w.clone(), vec![Fr::from(5u64)]);
         drop(w);
         assert_eq!(home.back.lock().unwrap().len(), 2);
     }

@@ -6,11 +6,10 @@
 //! copy stream while chunk k's kernels run, so a pass costs about
 //! max(transfer, compute) rather than their sum.
 //!
-//! Memory: the two chunk buffers ([`StreamedBases::device_bytes`]) plus
+//! Memory: the two chunk buffers (2 · chunk points) plus
 //! the largest per-chunk MSM's scratch ([`super::scratch_bytes`] of the
 //! chunk size), whatever the set's size.
 
-use std::mem::size_of;
 use std::time::{Duration, Instant};
 
 use cuzk_field::Fr;
@@ -39,13 +38,6 @@ pub struct StreamStats {
     pub chunks: usize,
     /// Wall time of the pass (uploads and kernels overlapped).
     pub wall: Duration,
-}
-
-impl StreamStats {
-    /// Host → device bytes per second over the pass.
-    pub fn gb_per_s(&self) -> f64 {
-        self.bytes as f64 / self.wall.as_secs_f64().max(1e-9) / 1e9
-    }
 }
 
 /// One per-chunk result waiting on the device: which op it adds to, the
@@ -86,16 +78,6 @@ impl<'h, C: GpuPoint> StreamedBases<'h, C> {
             host,
             chunk: chunk.max(1),
         }
-    }
-
-    /// Device bytes of the two chunk buffers for `chunk` bases.
-    pub fn device_bytes(chunk: usize) -> u64 {
-        2 * (chunk * size_of::<C>()) as u64
-    }
-
-    /// Bases per chunk.
-    pub fn chunk(&self) -> usize {
-        self.chunk
     }
 
     /// One sum per op of `ops`, in one pass over the chunks they touch.
@@ -143,7 +125,7 @@ impl<'h, C: GpuPoint> StreamedBases<'h, C> {
                 let src = &self.host[plan.range(order[i])];
                 ffi::upload_prefix(&mut bufs[slot], src, copy, &sync)?;
                 uploaded[slot].record(copy)?;
-                Ok((std::mem::size_of_val(src)) as u64)
+                Ok(std::mem::size_of_val(src) as u64)
             };
             stats.bytes += upload(0, &mut bufs)?;
             let mut parts = plan.parts.iter().peekable();
