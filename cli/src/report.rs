@@ -180,6 +180,10 @@ pub struct BenchReport {
     /// Those bytes over the time of the streamed MSM stages, GB/s.
     #[serde(default)]
     pub stream_gb_per_s: Option<f64>,
+    /// Per device, how it held the parameter set at the end of the run and
+    /// why (resident, or streamed: chunks, where a, b, c were computed).
+    #[serde(default)]
+    pub placement: Vec<String>,
     /// The resource that bounded throughput.
     pub bounded_by: Bound,
     /// The numbers behind `bounded_by`, in words.
@@ -239,6 +243,12 @@ pub fn bench(
     }
     let stats = engine.stats();
     let timeline = engine.take_timeline();
+    let placement = engine
+        .circuits()
+        .into_iter()
+        .find(|c| c.id == circuit_id)
+        .map(|c| c.details)
+        .unwrap_or_default();
 
     let mut report = analyze(&opts, &timeline, cores, &cpu_samples);
     report.label = spec.label.clone();
@@ -250,6 +260,7 @@ pub fn bench(
     report.peak_held_bytes = stats.memory_held_peak;
     report.memory_overcommit_bytes = stats.memory_overcommit;
     report.peak_rss_bytes = sysinfo::peak_rss();
+    report.placement = placement;
     let ok: Vec<&JobOutput> = results.iter().filter_map(|r| r.as_ref().ok()).collect();
     report.completed_jobs = ok.len();
     report.failed_jobs = results.len() - ok.len();
@@ -460,6 +471,7 @@ fn analyze(
         memory_overcommit_bytes: 0,
         peak_rss_bytes: None,
         stream_bytes_per_partition: None,
+        placement: Vec::new(),
         stream_gb_per_s: None,
         bounded_by,
         bound_reason,
@@ -588,6 +600,9 @@ impl BenchReport {
                 .map(format_bytes)
                 .unwrap_or_else(|| "n/a".into())
         );
+        for (d, p) in self.placement.iter().enumerate() {
+            s += &format!("  placement, device {d}: {p}\n");
+        }
         if let Some(b) = self.stream_bytes_per_partition {
             s += &format!(
                 "  streamed bases: {} per partition at {} GB/s (host → device, with the kernels)\n",

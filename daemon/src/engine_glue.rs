@@ -151,9 +151,12 @@ pub struct SrsInfo {
     pub host_bytes: u64,
     /// Device bytes on each device where it is resident.
     pub device_bytes: u64,
-    /// Resident on every device (the proto's HOT tier) rather than proved
-    /// from host memory.
+    /// Resident on every device rather than proved from host memory.
     pub resident: bool,
+    /// Per device, how it holds the set and why (resident, or streamed
+    /// from page-locked host memory with its chunks and where a, b, c are
+    /// computed): `GET /status` shows it; the proto has no field for it.
+    pub placement: Vec<String>,
 }
 
 impl From<cuzk_scheduler::SrsInfo> for SrsInfo {
@@ -168,6 +171,7 @@ impl From<cuzk_scheduler::SrsInfo> for SrsInfo {
             host_bytes: i.host_bytes,
             device_bytes: if resident { i.device_bytes } else { 0 },
             resident,
+            placement: i.details,
         }
     }
 }

@@ -30,8 +30,8 @@ type PartitionFn = Box<
 pub struct ProofSource {
     partitions: Vec<Mutex<Option<PartitionFn>>>,
     shape: Shape,
-    /// Partitions come as deferred assignments (a recorded circuit).
-    deferred: bool,
+    /// Partitions come as deferred assignments of this recorded circuit.
+    record: Option<Arc<CompiledR1cs>>,
 }
 
 impl std::fmt::Debug for ProofSource {
@@ -80,8 +80,8 @@ impl PartitionSource for ProofSource {
         f(alloc)
     }
 
-    fn deferred(&self) -> bool {
-        self.deferred
+    fn record(&self) -> Option<Arc<CompiledR1cs>> {
+        self.record.clone()
     }
 }
 
@@ -182,7 +182,7 @@ where
         source: Arc::new(ProofSource {
             partitions,
             shape,
-            deferred: r1cs.is_some(),
+            record: r1cs.cloned(),
         }),
         params_path,
         circuit_id,

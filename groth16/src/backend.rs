@@ -84,11 +84,24 @@ pub trait Backend: Send + Sync + std::fmt::Debug {
         None
     }
 
-    /// True when [`Backend::evaluate`] computes a deferred assignment's
-    /// a, b, c ([`cuzk_synth::compiled::CompiledR1cs::defer`]) in device
-    /// memory, so they never take host memory (the GPU backend). The CPU
-    /// backend computes them in host memory inside `evaluate`.
-    fn abc_on_device(&self) -> bool {
+    /// One line for reports (`cuzk info`, the bench report, the daemon's
+    /// status): how this backend holds `key` (placed by
+    /// [`Backend::place`]) and why, with the sizes that decided it.
+    /// Never blocks on a placement or a partition in progress.
+    fn describe(&self, key: &Parameters) -> String {
+        let _ = key;
+        "host memory".into()
+    }
+
+    /// True when [`Backend::evaluate`] will compute the a, b, c of
+    /// deferred assignments of `record`
+    /// ([`cuzk_synth::compiled::CompiledR1cs::defer`]) in device memory,
+    /// so they never take host memory: a promise for every partition of
+    /// that circuit proved against the set placed now (the GPU backend
+    /// reserves the device memory this takes when it first says so). The
+    /// CPU backend computes them in host memory inside `evaluate`.
+    fn abc_on_device(&self, record: &std::sync::Arc<cuzk_synth::compiled::CompiledR1cs>) -> bool {
+        let _ = record;
         false
     }
 

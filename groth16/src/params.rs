@@ -55,6 +55,11 @@ impl QueryCounts {
         let g2 = std::mem::size_of::<G2Affine>() as u64;
         (self.h + self.l + self.a + self.b) as u64 * g1 + self.b as u64 * g2
     }
+
+    /// Domain size the queries were made for (H has one point fewer).
+    pub fn domain_size(&self) -> usize {
+        self.h + 1
+    }
 }
 
 /// Section sizes of a `.params` file, read from its header and counts only.
@@ -307,7 +312,7 @@ impl Parameters {
 
     /// Domain size m (H has m − 1 points).
     pub fn domain_size(&self) -> usize {
-        self.counts().h + 1
+        self.counts().domain_size()
     }
 }
 

@@ -466,27 +466,62 @@ impl GpuNtt {
             return self.h_step_staged(stream, &mut st, [a, b, c], n, &plan, &mark);
         }
 
+        self.h_step_lean_with(stream, n, |i, v| -> Result<(), NttError> {
+            // Events 0/1 bracket the uploads of a and b, 2/3 that of c.
+            match i {
+                0 => {
+                    mark(0, stream)?;
+                    device::upload_padded(stream, v, a)
+                }
+                1 => {
+                    device::upload_padded(stream, v, b)?;
+                    mark(1, stream)
+                }
+                _ => {
+                    mark(2, stream)?;
+                    device::upload_padded(stream, v, c)?;
+                    mark(3, stream)
+                }
+            }
+        })
+        .and_then(|x| {
+            mark(4, stream)?;
+            Ok(x)
+        })
+    }
+
+    /// The H step in two device buffers of `n` elements (a power of two),
+    /// the inputs written by `fill(i, buffer)` (i = 0: a, 1: b, 2: c; each
+    /// enqueues on `stream` the whole vector, zero-padded to `n`): a and b
+    /// are filled and taken to the coset, multiplied, then c takes b's
+    /// buffer. Returns the buffer holding all `n` coefficients of h (see
+    /// [`GpuNtt::h_step_device`]); the other goes back to the pool. For a
+    /// device memory limit the three-buffer paths would exceed (8 GiB at
+    /// 2^27 instead of 12). Enqueued on `stream`; returns before the
+    /// device finishes.
+    pub fn h_step_lean_with<E: From<NttError>>(
+        &self,
+        stream: &Stream,
+        n: usize,
+        mut fill: impl FnMut(usize, &mut DeviceBuffer<Fr>) -> Result<(), E>,
+    ) -> Result<DeviceBuffer<Fr>, E> {
+        let plan = Self::plan_for(n)?;
         let mut x = self.pool.take(n, stream).map_err(gpu)?;
         let mut y = self.pool.take(n, stream).map_err(gpu)?;
-        mark(0, stream)?;
-        device::upload_padded(stream, &mut x, a)?;
-        device::upload_padded(stream, &mut y, b)?;
-        mark(1, stream)?;
+        fill(0, &mut x)?;
+        fill(1, &mut y)?;
         for v in [&mut x, &mut y] {
             for s in &plan.to_coset {
                 self.step(stream, v, s)?;
             }
         }
-        device::pointwise(stream, PW_MUL, &mut x, Some(&y), Fr::ONE)?;
-        // Stream order puts this copy after the product has read y.
-        mark(2, stream)?;
-        device::upload_padded(stream, &mut y, c)?;
-        mark(3, stream)?;
+        device::pointwise(stream, PW_MUL, &mut x, Some(&y), Fr::ONE).map_err(E::from)?;
+        // Stream order puts c's writes after the product has read y.
+        fill(2, &mut y)?;
         for s in &plan.to_coset {
             self.step(stream, &mut y, s)?;
         }
         self.back(stream, &plan, &mut x, None, &y)?;
-        mark(4, stream)?;
         self.pool.put(y, stream);
         Ok(x)
     }

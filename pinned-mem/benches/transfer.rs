@@ -1,5 +1,8 @@
 //! Host↔device copy bandwidth: pinned (cudaHostAlloc) vs pageable (Vec) vs
-//! registered (cudaHostRegister'd Vec), 64 MiB to 4 GiB. Needs a GPU; built
+//! registered (cudaHostRegister'd Vec), 64 MiB to 4 GiB; and the link's
+//! ceiling with both copy engines busy: pinned H2D split over two streams
+//! ("pinned 2s", one host thread each) and H2D beside a D2H of the same
+//! size ("pinned ‖", the H2D column; D2H the other engine's rate). Needs a GPU; built
 //! without `cuda` (or run without a GPU) it says so and exits 0.
 //!
 //! Each figure is the median of 5 timed copies after one warm-up, timed on
@@ -100,6 +103,41 @@ fn main() {
             let d2h = time(|| d.download(&s, target).unwrap());
             rows.push(("registered", h2d, d2h, reg_setup));
         }
+        {
+            // Two streams, one thread each, each copying half: what two
+            // copies in flight at once get (the same link, one direction).
+            let half = bytes / 2;
+            let (lo, hi) = pinned.split_at(half);
+            let mut da = DeviceBuffer::<u8>::alloc(&dev, half).expect("device alloc");
+            let mut db = DeviceBuffer::<u8>::alloc(&dev, bytes - half).expect("device alloc");
+            let s2 = Stream::new(&dev).expect("stream");
+            let h2d = time(|| {
+                std::thread::scope(|sc| {
+                    let a = sc.spawn(|| da.upload(&s, lo).unwrap());
+                    db.upload(&s2, hi).unwrap();
+                    a.join().unwrap();
+                })
+            });
+            drop((da, db));
+            rows.push(("pinned 2s", h2d, Duration::ZERO, Duration::ZERO));
+            // H2D and D2H at once, each the full size, on the two engines.
+            let mut back = PinnedBuffer::<u8>::new(bytes).expect("pinned alloc");
+            let mut src = DeviceBuffer::<u8>::alloc(&dev, bytes).expect("device alloc");
+            src.upload(&s2, &pinned).unwrap();
+            let mut d2h = Duration::ZERO;
+            let h2d = time(|| {
+                std::thread::scope(|sc| {
+                    let b = sc.spawn(|| {
+                        let t = Instant::now();
+                        src.download(&s2, &mut back).unwrap();
+                        t.elapsed()
+                    });
+                    d.upload(&s, &pinned).unwrap();
+                    d2h = b.join().unwrap();
+                })
+            });
+            rows.push(("pinned ‖", h2d, d2h, Duration::ZERO));
+        }
         // the last D2H wrote the device contents (from the registered
         // upload) into reg_vec; check a copy really happened
         let mut expect = vec![0u8; bytes.min(1 << 20)];
@@ -111,7 +149,9 @@ fn main() {
         );
 
         for (mode, h2d, d2h, setup) in rows {
+            // "pinned 2s" measures one direction only: no D2H figure.
             let (a, b) = (gbps(bytes, h2d), gbps(bytes, d2h));
+            let b = if d2h.is_zero() { f64::NAN } else { b };
             println!(
                 "{:>6} MiB {:>11} {:>9.1} {:>9.1} {:>10.1}",
                 bytes >> 20,

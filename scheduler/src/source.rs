@@ -8,8 +8,9 @@
 //! partitions synthesized elsewhere.
 
 use cuzk_field::{Fr, FrAlloc};
-use cuzk_synth::{Circuit, ProvingAssignment, Shape};
+use cuzk_synth::{compiled::CompiledR1cs, Circuit, ProvingAssignment, Shape};
 use parking_lot::Mutex;
+use std::sync::Arc;
 use std::sync::OnceLock;
 
 /// A boxed error from a source.
@@ -41,12 +42,13 @@ pub trait PartitionSource: Send + Sync {
         self.synthesize(index)
     }
 
-    /// True when [`PartitionSource::synthesize`] returns deferred
-    /// assignments (witness only, a, b, c computed by the backend from a
-    /// recorded circuit): the engine then reserves the witness alone for
-    /// a partition when every backend computes a, b, c in device memory.
-    fn deferred(&self) -> bool {
-        false
+    /// The recorded circuit when [`PartitionSource::synthesize`] returns
+    /// deferred assignments of it (witness only, a, b, c computed by the
+    /// backend): the engine then reserves the witness alone for a
+    /// partition when every backend computes a, b, c in device memory
+    /// (`Backend::abc_on_device`).
+    fn record(&self) -> Option<Arc<CompiledR1cs>> {
+        None
     }
 }
 
@@ -60,7 +62,7 @@ pub trait PartitionSource: Send + Sync {
 /// the budget cannot deadlock.
 ///
 /// A deferred partition evaluated by a backend that computes a, b, c in
-/// device memory ([`PartitionSource::deferred`], `abc_on_device`) holds
+/// device memory ([`PartitionSource::record`], `abc_on_device`) holds
 /// only its witness ([`Shape::witness_bytes`]): at 32 GiB 4.2 GB instead
 /// of 16.7 + 4.3 GB.
 pub fn estimate_partition_bytes(shape: &Shape, abc_on_device: bool) -> u64 {

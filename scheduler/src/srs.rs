@@ -48,8 +48,15 @@ impl CircuitEntry {
         &self.keys[0]
     }
 
-    pub(crate) fn info(&self, in_use: bool) -> SrsInfo {
+    /// Its report; `backends` (the engine's, one per device) describe
+    /// how each holds it.
+    pub(crate) fn info(&self, in_use: bool, backends: &[Arc<dyn Backend>]) -> SrsInfo {
         SrsInfo {
+            details: backends
+                .iter()
+                .zip(&self.keys)
+                .map(|(be, key)| be.describe(key))
+                .collect(),
             id: self.id.clone(),
             path: self.path.clone(),
             domain_size: self.params().domain_size(),
@@ -78,6 +85,10 @@ pub struct SrsInfo {
     pub device_bytes: u64,
     /// Where each device proves it from.
     pub placements: Vec<Placement>,
+    /// Per device, how it holds the set and why ([`Backend::describe`]:
+    /// resident, or streamed with its chunks and where a, b, c are
+    /// computed), as it stands when the report is made.
+    pub details: Vec<String>,
     /// Seconds it took to load and place.
     pub load_s: f64,
     /// Engine clock of its last use.

@@ -52,8 +52,8 @@ impl PartitionSource for Deferred {
         }
         Ok(pa)
     }
-    fn deferred(&self) -> bool {
-        true
+    fn record(&self) -> Option<Arc<CompiledR1cs>> {
+        Some(self.rec.clone())
     }
 }
 

@@ -22,6 +22,10 @@ pub enum SpmvError {
         /// The buffer's device.
         got: usize,
     },
+    /// A matrix index other than 0, 1, 2 (A, B, C), or one this device
+    /// copy does not hold ([`crate::gpu::DeviceR1cs::upload_matrix`]).
+    #[error("matrix {0} is not on the device")]
+    NoMatrix(usize),
     /// The host twin refused its arguments (a bug on the Rust side: every
     /// size is checked before the call).
     #[error("the SpMV host twin refused its arguments")]

@@ -60,11 +60,14 @@ impl DeviceMatrix {
     }
 }
 
-/// A, B, C of one recorded circuit, resident on one device.
+/// A, B, C of one recorded circuit on one device: all three
+/// ([`DeviceR1cs::upload`], kept for every partition) or one of them
+/// ([`DeviceR1cs::upload_matrix`], for a device that cannot hold the
+/// three beside the H step: uploaded, used for one product, freed).
 #[derive(Debug)]
 pub struct DeviceR1cs {
     key: CircuitKey,
-    matrices: [DeviceMatrix; 3],
+    matrices: [Option<DeviceMatrix>; 3],
 }
 
 impl DeviceR1cs {
@@ -75,10 +78,27 @@ impl DeviceR1cs {
         Ok(Self {
             key: r.key(),
             matrices: [
-                DeviceMatrix::upload(stream, a)?,
-                DeviceMatrix::upload(stream, b)?,
-                DeviceMatrix::upload(stream, c)?,
+                Some(DeviceMatrix::upload(stream, a)?),
+                Some(DeviceMatrix::upload(stream, b)?),
+                Some(DeviceMatrix::upload(stream, c)?),
             ],
+        })
+    }
+
+    /// Copies matrix `which` (0: A, 1: B, 2: C) of `r` alone (waits for
+    /// the copies; from page-locked host memory they run at link speed).
+    /// [`crate::matrix_device_bytes`] says how much this takes.
+    pub fn upload_matrix(
+        stream: &Stream,
+        r: &CompiledR1cs,
+        which: usize,
+    ) -> Result<Self, SpmvError> {
+        let m = r.matrices().get(which).ok_or(SpmvError::NoMatrix(which))?;
+        let mut matrices = [None, None, None];
+        matrices[which] = Some(DeviceMatrix::upload(stream, m)?);
+        Ok(Self {
+            key: r.key(),
+            matrices,
         })
     }
 
@@ -94,7 +114,11 @@ impl DeviceR1cs {
 
     /// Device bytes held.
     pub fn bytes(&self) -> usize {
-        self.matrices.iter().map(DeviceMatrix::bytes).sum()
+        self.matrices
+            .iter()
+            .flatten()
+            .map(DeviceMatrix::bytes)
+            .sum()
     }
 
     /// Enqueues `out[0] = A·z`, `out[1] = B·z`, `out[2] = C·z` on `stream`
@@ -109,6 +133,27 @@ impl DeviceR1cs {
         aux: &DeviceBuffer<Fr>,
         out: [&mut DeviceBuffer<Fr>; 3],
     ) -> Result<(), SpmvError> {
+        for (which, o) in out.into_iter().enumerate() {
+            self.evaluate_one(stream, which, inputs, aux, o)?;
+        }
+        Ok(())
+    }
+
+    /// Enqueues `out = M·z` for matrix `which` (0: A, 1: B, 2: C), as
+    /// [`DeviceR1cs::evaluate`] does for all three.
+    pub fn evaluate_one(
+        &self,
+        stream: &Stream,
+        which: usize,
+        inputs: &DeviceBuffer<Fr>,
+        aux: &DeviceBuffer<Fr>,
+        out: &mut DeviceBuffer<Fr>,
+    ) -> Result<(), SpmvError> {
+        let m = self
+            .matrices
+            .get(which)
+            .and_then(Option::as_ref)
+            .ok_or(SpmvError::NoMatrix(which))?;
         let shape = self.shape();
         if inputs.len() != shape.num_inputs || aux.len() != shape.num_aux {
             return Err(cuzk_synth::compiled::CompiledError::ShapeMismatch {
@@ -121,11 +166,8 @@ impl DeviceR1cs {
             }
             .into());
         }
-        let want = self.matrices[0].row_ptr.device().ordinal();
-        let bufs = [inputs.device(), aux.device(), stream.device()]
-            .into_iter()
-            .chain(out.iter().map(|o| o.device()));
-        for d in bufs {
+        let want = m.row_ptr.device().ordinal();
+        for d in [inputs.device(), aux.device(), stream.device(), out.device()] {
             if d.ordinal() != want {
                 return Err(SpmvError::WrongDevice {
                     want,
@@ -133,37 +175,34 @@ impl DeviceR1cs {
                 });
             }
         }
-        for (m, o) in self.matrices.iter().zip(out) {
-            if o.len() < m.rows {
-                return Err(SpmvError::OutputTooShort {
-                    rows: m.rows,
-                    got: o.len(),
-                });
-            }
-            let desc = m.desc();
-            // SAFETY: every pointer is a live device allocation on this
-            // device of the length the descriptor and arguments give; the
-            // matrices came from a CompiledR1cs (columns and indices in
-            // range for its shape) and `inputs`/`aux` have that shape's
-            // lengths (checked above). The kernel is enqueued on `stream`;
-            // the caller keeps the buffers alive until it has run (the
-            // `&mut` borrow of `o` ends here, but `DeviceBuffer`'s drop
-            // frees with cudaFree, which waits for pending work).
-            let e = unsafe {
-                cuzk_spmv_gpu(
-                    &desc,
-                    inputs.as_ptr(),
-                    inputs.len() as u64,
-                    aux.as_ptr(),
-                    aux.len() as u64,
-                    o.as_mut_ptr(),
-                    o.len() as u64,
-                    stream.raw(),
-                )
-            };
-            // SAFETY: `e` is the value the shim function just returned.
-            unsafe { cuzk_gpu::check_shim_error(e) }?;
+        if out.len() < m.rows {
+            return Err(SpmvError::OutputTooShort {
+                rows: m.rows,
+                got: out.len(),
+            });
         }
+        let desc = m.desc();
+        // SAFETY: every pointer is a live device allocation on this
+        // device of the length the descriptor and arguments give; the
+        // matrix came from a CompiledR1cs (columns and indices in range
+        // for its shape) and `inputs`/`aux` have that shape's lengths
+        // (checked above). The kernel is enqueued on `stream`; the caller
+        // keeps the buffers alive until it has run (`DeviceBuffer`'s drop
+        // frees with cudaFree, which waits for pending work).
+        let e = unsafe {
+            cuzk_spmv_gpu(
+                &desc,
+                inputs.as_ptr(),
+                inputs.len() as u64,
+                aux.as_ptr(),
+                aux.len() as u64,
+                out.as_mut_ptr(),
+                out.len() as u64,
+                stream.raw(),
+            )
+        };
+        // SAFETY: `e` is the value the shim function just returned.
+        unsafe { cuzk_gpu::check_shim_error(e) }?;
         Ok(())
     }
 }

@@ -60,3 +60,10 @@ fn matrix_bytes(m: &SparseMatrix) -> usize {
 pub fn device_bytes(r: &CompiledR1cs) -> usize {
     r.matrices().iter().map(matrix_bytes).sum()
 }
+
+/// Bytes the largest single matrix of `r` takes on the device
+/// ([`gpu::DeviceR1cs::upload_matrix`]): what a device that takes the
+/// matrices one at a time needs for them.
+pub fn matrix_device_bytes(r: &CompiledR1cs) -> usize {
+    r.matrices().iter().map(matrix_bytes).max().unwrap_or(0)
+}

@@ -151,3 +151,40 @@ fn device_spmv_time_against_the_matrix_read_floor() {
         );
     }
 }
+
+#[test]
+#[ignore = "needs an NVIDIA GPU"]
+fn one_matrix_at_a_time_equals_all_three() {
+    let device = Device::new(0).unwrap();
+    let stream = Stream::new(&device).unwrap();
+    let log = 15;
+    let rec = CompiledR1cs::record(BenchCircuit::new(log, 0).unwrap()).unwrap();
+    let all = DeviceR1cs::upload(&stream, &rec).unwrap();
+    let circ = BenchCircuit::new(log, 7).unwrap();
+    let m = rec.shape().num_constraints.next_power_of_two();
+    let want = device_abc(&stream, &all, &rec, circ, m);
+    let w = rec.witness(circ).unwrap();
+    let inputs = DeviceBuffer::from_slice(&stream, &w.input_assignment).unwrap();
+    let aux = DeviceBuffer::from_slice(&stream, &w.aux_assignment).unwrap();
+    let mut largest = 0;
+    for (which, want) in want.iter().enumerate() {
+        let one = DeviceR1cs::upload_matrix(&stream, &rec, which).unwrap();
+        largest = largest.max(one.bytes());
+        let mut out = DeviceBuffer::from_slice(&stream, &vec![Fr::ONE; m]).unwrap();
+        // The matrices it does not hold are refused, not read.
+        let other = (which + 1) % 3;
+        assert!(matches!(
+            one.evaluate_one(&stream, other, &inputs, &aux, &mut out),
+            Err(SpmvError::NoMatrix(o)) if o == other
+        ));
+        one.evaluate_one(&stream, which, &inputs, &aux, &mut out)
+            .unwrap();
+        stream.synchronize().unwrap();
+        assert_eq!(&out.to_vec(&stream).unwrap(), want, "matrix {which}");
+    }
+    assert_eq!(largest, cuzk_spmv::matrix_device_bytes(&rec));
+    assert!(matches!(
+        DeviceR1cs::upload_matrix(&stream, &rec, 3),
+        Err(SpmvError::NoMatrix(3))
+    ));
+}

@@ -11,6 +11,43 @@ pub struct Args {
     /// Also describe this `.params` file (section sizes; reads only the counts).
     #[arg(long)]
     pub params: Option<PathBuf>,
+    /// With --params: the device memory limit to place it under, as
+    /// `--memory-limit` of the proving commands ("auto", "16GiB", "50%").
+    #[arg(long, default_value = "auto")]
+    pub memory_limit: String,
+}
+
+/// Per GPU, how `--params`' set would be placed under `limit`, and why.
+#[cfg(feature = "cuda")]
+fn placements(i: &cuzk_groth16::ParamsInfo, limit: &str) -> Result<Vec<String>> {
+    use cuzk_groth16::gpu::{preview, DeviceBudget};
+    let spec = cuzk_scheduler::ByteSpec::parse(limit)
+        .map_err(|e| anyhow::anyhow!("--memory-limit: {e}"))?;
+    let counts = cuzk_groth16::QueryCounts {
+        h: i.h,
+        l: i.l,
+        a: i.a,
+        b: i.b_g1,
+    };
+    let mut out = Vec::new();
+    for d in 0..cuzk_gpu::device_count() {
+        let (free, total) = cuzk_gpu::Device::new(d)?.mem_info()?;
+        let limit = match spec {
+            cuzk_scheduler::ByteSpec::Auto => None,
+            ref s => Some(
+                s.resolve(Some(total), || Ok(total))
+                    .map_err(|e| anyhow::anyhow!("--memory-limit: {e}"))?,
+            ),
+        };
+        let avail = DeviceBudget::new(limit, free, total).available(free);
+        out.push(format!("cuda:{d} {}", preview(counts, i.ic, avail)));
+    }
+    Ok(out)
+}
+
+#[cfg(not(feature = "cuda"))]
+fn placements(_i: &cuzk_groth16::ParamsInfo, _limit: &str) -> Result<Vec<String>> {
+    Ok(Vec::new())
 }
 
 fn gpu_description() -> String {
@@ -26,11 +63,16 @@ pub fn run(ctx: &Ctx, a: Args) -> Result<()> {
         Some(p) => Some(Parameters::inspect(p)?),
         None => None,
     };
+    let places = match &info {
+        Some(i) => placements(i, &a.memory_limit)?,
+        None => Vec::new(),
+    };
     if ctx.json {
         let params = info.as_ref().map(|i| {
             serde_json::json!({
                 "file": a.params, "bytes": i.bytes, "domain": i.domain_size(), "public_inputs": i.ic.saturating_sub(1),
                 "h": i.h, "l": i.l, "a": i.a, "b_g1": i.b_g1, "b_g2": i.b_g2,
+                "placement": places,
             })
         });
         let tuning = serde_json::json!({
@@ -60,6 +102,9 @@ pub fn run(ctx: &Ctx, a: Args) -> Result<()> {
                 i.a,
                 i.b_g1
             ));
+            for p in &places {
+                ctx.say(format!("placement: {p}"));
+            }
         }
     }
     Ok(())

@@ -150,19 +150,10 @@ pub fn load_into(
             .with_context(|| format!("cannot load parameters {}", path.display()))
     })?;
     let places: Vec<String> = info
-        .placements
+        .details
         .iter()
         .zip(engine.backend_name().split(','))
-        .map(|(p, be)| match (p, be.starts_with("cuda")) {
-            (cuzk_groth16::Placement::Resident, _) => format!("{be} resident"),
-            // A GPU backend that keeps a set on the host streams it: the
-            // set (bases and one partition's working set) exceeds its
-            // device memory limit, or another set holds the device.
-            (cuzk_groth16::Placement::Host, true) => {
-                format!("{be} streamed from page-locked host memory")
-            }
-            (cuzk_groth16::Placement::Host, false) => format!("{be} host"),
-        })
+        .map(|(d, be)| format!("{be} {d}"))
         .collect();
     ctx.say(format!(
         "parameters {}: loaded once in {:.1} s ({:.1} GiB on each device where resident; host keeps {:.1} GiB); placement per device: {}",

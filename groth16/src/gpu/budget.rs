@@ -8,7 +8,7 @@
 use cuzk_field::{G1Affine, G2Affine};
 use cuzk_msm::gpu::Precomputed;
 
-use crate::params::Parameters;
+use crate::params::{Parameters, QueryCounts};
 
 /// Device memory left unused for the CUDA context's own allocations and
 /// the stream-ordered pool's rounding.
@@ -100,13 +100,27 @@ pub fn stream_chunks(n: usize, room: u64) -> Option<(usize, usize)> {
 /// small buffers beside it: what a streamed placement keeps out of the
 /// chunks' room.
 pub fn lean_h_bytes(params: &Parameters) -> u64 {
-    2 * params.domain_size() as u64 * 32 + (64 << 20)
+    lean_bytes(params.domain_size())
+}
+
+fn lean_bytes(domain: usize) -> u64 {
+    2 * domain as u64 * 32 + (64 << 20)
 }
 
 /// Device bytes a streamed placement needs at the least: the lean H step
 /// and room for the smallest chunks of both curves ([`stream_chunks`]).
 pub fn streamed_bytes(params: &Parameters) -> u64 {
-    lean_h_bytes(params) + 3 * stream_bytes::<G2Affine>(MIN_STREAM_CHUNK)
+    lean_h_bytes(params) + min_chunk_room()
+}
+
+/// The least room [`stream_chunks`] accepts: G1 passes get two thirds of
+/// it and G2 passes one third, each at least its smallest chunk. (G1's
+/// scratch has fixed parts that G2's lacks, so neither bound implies the
+/// other.)
+fn min_chunk_room() -> u64 {
+    let g1 = stream_bytes::<G1Affine>(MIN_STREAM_CHUNK).div_ceil(2);
+    let g2 = stream_bytes::<G2Affine>(MIN_STREAM_CHUNK);
+    3 * g1.max(g2)
 }
 
 /// The least device memory a placement of `params` needs (streamed from
@@ -124,6 +138,126 @@ pub fn min_device_bytes(params: &Parameters) -> (u64, String) {
     )
 }
 
+/// Where a streamed placement computes a recorded circuit's a, b, c.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RecordMode {
+    /// Its three matrices stay on the device beside the lean H step.
+    Resident,
+    /// One matrix at a time, uploaded from page-locked host memory for its
+    /// product and freed (≈ 5.8 GB over the link per 32 GiB PoRep
+    /// partition, ~0.1 s at link speed, against 5.9 s of CPU SpMV).
+    PerMatrix,
+}
+
+/// The device plan of a placement whose bases stream from host memory:
+/// the lean H step's buffers, room for recorded circuits (their matrices
+/// and the witness, when their a, b, c are computed on the device) and
+/// the chunk sizes that fit in the rest. A recorded circuit is admitted
+/// once ([`StreamPlan::admit`]); the room it reserves is never given back
+/// while the plan lives, so every circuit admitted keeps fitting.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StreamPlan {
+    /// Device bytes the placement may use (what was available when placed).
+    room: u64,
+    /// Bytes of the lean H step ([`lean_h_bytes`]).
+    lean: u64,
+    /// The largest base set's length.
+    bases: usize,
+    /// The domain size.
+    domain: usize,
+    /// Bytes of the one circuit's matrices kept on the device.
+    kept: u64,
+    /// Bytes one partition of any admitted circuit needs beside them: its
+    /// witness, plus its largest matrix when uploaded per product (one
+    /// partition of a streamed placement is on the device at a time).
+    transient: u64,
+    /// The circuits admitted, each with its mode.
+    admitted: Vec<(cuzk_synth::compiled::CircuitKey, RecordMode)>,
+    /// The chunk sizes (G1, G2) of the streamed passes.
+    pub chunks: (usize, usize),
+}
+
+impl StreamPlan {
+    /// The plan of a set of `c` in `room` bytes: no circuit admitted, chunks as
+    /// large as fit beside the lean H step; `None` when not even the
+    /// smallest do ([`streamed_bytes`]).
+    pub fn new(c: QueryCounts, room: u64) -> Option<Self> {
+        let bases = c.h.max(c.l).max(c.b);
+        let lean = lean_bytes(c.domain_size());
+        Some(StreamPlan {
+            room,
+            lean,
+            bases,
+            domain: c.domain_size(),
+            kept: 0,
+            transient: 0,
+            admitted: Vec::new(),
+            chunks: stream_chunks(bases, room.checked_sub(lean)?)?,
+        })
+    }
+
+    /// How `key`'s a, b, c are computed, if it was admitted.
+    pub fn mode(&self, key: &cuzk_synth::compiled::CircuitKey) -> Option<RecordMode> {
+        self.admitted
+            .iter()
+            .find(|(k, _)| k == key)
+            .map(|(_, m)| *m)
+    }
+
+    /// The domain size of the set (the lean H step's buffer length).
+    pub fn domain(&self) -> usize {
+        self.domain
+    }
+
+    /// Bytes reserved for recorded circuits: the kept matrices and one
+    /// partition's transient share.
+    pub fn record_room(&self) -> u64 {
+        self.kept + self.transient
+    }
+
+    /// The recorded circuits admitted, each with its mode.
+    pub fn admitted(&self) -> &[(cuzk_synth::compiled::CircuitKey, RecordMode)] {
+        &self.admitted
+    }
+
+    /// Device bytes the placement may use.
+    pub fn room(&self) -> u64 {
+        self.room
+    }
+
+    /// Admits a recorded circuit whose witness takes `witness` bytes on
+    /// the device, its three matrices `matrices` and its largest one
+    /// `largest`: kept on the device when it is the first circuit and
+    /// fits whole beside the lean H step and the smallest chunks, else one
+    /// matrix at a time when that fits; the chunks shrink to what is left.
+    /// `None` (nothing changes) when not even one matrix fits: its a, b, c
+    /// are then computed on the CPU.
+    pub fn admit(
+        &mut self,
+        key: cuzk_synth::compiled::CircuitKey,
+        witness: u64,
+        matrices: u64,
+        largest: u64,
+    ) -> Option<RecordMode> {
+        if let Some(m) = self.mode(&key) {
+            return Some(m);
+        }
+        let beside = self.room.saturating_sub(self.lean);
+        let try_room = |need: u64| stream_chunks(self.bases, beside.checked_sub(need)?);
+        let whole = (matrices, self.transient.max(witness));
+        let one = (self.kept, self.transient.max(witness + largest));
+        let (mode, (kept, transient), chunks) = match try_room(whole.0 + whole.1) {
+            Some(c) if self.admitted.is_empty() => (RecordMode::Resident, whole, c),
+            _ => (RecordMode::PerMatrix, one, try_room(one.0 + one.1)?),
+        };
+        self.kept = kept;
+        self.transient = transient;
+        self.chunks = chunks;
+        self.admitted.push((key, mode));
+        Some(mode)
+    }
+}
+
 /// Bytes the bases of `params` take on the device.
 pub fn bases_bytes(params: &Parameters) -> u64 {
     params.counts().point_bytes()
@@ -133,8 +267,12 @@ pub fn bases_bytes(params: &Parameters) -> u64 {
 /// step's three n-element buffers (staged uploads) and the witness of a
 /// deferred assignment (inputs and aux), plus 64 MiB of small buffers.
 pub fn partition_bytes(params: &Parameters) -> u64 {
-    let n = params.domain_size() as u64;
-    let witness = (params.counts().l + params.vk.ic.len()) as u64 * 32;
+    partition_of(params.counts(), params.vk.ic.len())
+}
+
+fn partition_of(c: QueryCounts, ic: usize) -> u64 {
+    let n = c.domain_size() as u64;
+    let witness = (c.l + ic) as u64 * 32;
     3 * n * 32 + witness + (64 << 20)
 }
 
@@ -143,8 +281,11 @@ pub fn partition_bytes(params: &Parameters) -> u64 {
 /// GB for the 2^27 H MSM). One MSM runs at a time per device (the device
 /// lock), so this is counted once however many partitions are in flight.
 pub fn msm_bytes(params: &Parameters) -> u64 {
+    msm_of(params.counts())
+}
+
+fn msm_of(c: QueryCounts) -> u64 {
     use cuzk_msm::gpu::scratch_bytes;
-    let c = params.counts();
     let g1 = c.h.max(c.l).max(c.a).max(c.b);
     scratch_bytes::<G1Affine>(g1).max(scratch_bytes::<G2Affine>(c.b))
 }
@@ -152,9 +293,44 @@ pub fn msm_bytes(params: &Parameters) -> u64 {
 /// Device bytes `depth` partitions in flight need besides the bases:
 /// `depth` × [`partition_bytes`] + one [`msm_bytes`].
 pub fn working_bytes(params: &Parameters, depth: usize) -> u64 {
+    working_of(params.counts(), params.vk.ic.len(), depth)
+}
+
+fn working_of(c: QueryCounts, ic: usize, depth: usize) -> u64 {
     (depth as u64)
-        .saturating_mul(partition_bytes(params))
-        .saturating_add(msm_bytes(params))
+        .saturating_mul(partition_of(c, ic))
+        .saturating_add(msm_of(c))
+}
+
+/// How a set of `c` queries with `ic` public inputs + 1 would be placed
+/// in `avail` device bytes, and why, in one line (`cuzk info --params`):
+/// resident, streamed with its chunk sizes, or too small.
+pub fn preview(c: QueryCounts, ic: usize, avail: u64) -> String {
+    let gib = |b: u64| format!("{:.1} GiB", b as f64 / (1u64 << 30) as f64);
+    let resident = c.point_bytes() + working_of(c, ic, 1);
+    if resident <= avail {
+        return format!(
+            "resident (bases {} and one partition's working set {} in {})",
+            gib(c.point_bytes()),
+            gib(working_of(c, ic, 1)),
+            gib(avail)
+        );
+    }
+    match StreamPlan::new(c, avail) {
+        Some(p) => format!(
+            "streamed from page-locked host memory (resident would need {}, {} available): chunks 2^{} G1, 2^{} G2 beside the H step's two buffers {}",
+            gib(resident),
+            gib(avail),
+            p.chunks.0.trailing_zeros(),
+            p.chunks.1.trailing_zeros(),
+            gib(2 * c.domain_size() as u64 * 32)
+        ),
+        None => format!(
+            "too small: needs at least {} (bases streamed), {} available",
+            gib(lean_bytes(c.domain_size()) + min_chunk_room()),
+            gib(avail)
+        ),
+    }
 }
 
 /// Device memory a resident placement leaves unused beside the bases and the
@@ -220,7 +396,7 @@ mod tests {
         use cuzk_msm::gpu::scratch_bytes;
         assert!(stream_bytes::<G1Affine>(c1) + scratch_bytes::<G2Affine>(c2) <= room);
         assert!(stream_bytes::<G2Affine>(c2) + scratch_bytes::<G1Affine>(c1) <= room);
-        assert!(stream_chunks(1 << 27, 3 * stream_bytes::<G2Affine>(MIN_STREAM_CHUNK)).is_some());
+        assert!(stream_chunks(1 << 27, min_chunk_room()).is_some());
         assert!(stream_chunks(1 << 27, stream_bytes::<G2Affine>(MIN_STREAM_CHUNK)).is_none());
         // Small sets take one chunk of their own size.
         assert_eq!(stream_chunk::<G1Affine>(70_000, 16 * G), Some(1 << 17));
@@ -249,5 +425,61 @@ mod tests {
         // A limit above what is free is what is free.
         let b = DeviceBudget::new(Some(64 * G), 24 * G, 140 * G);
         assert_eq!(b.limit, 23 * G);
+    }
+
+    #[test]
+    fn a_streamed_plan_admits_a_record_whole_then_one_matrix_at_a_time() {
+        use cuzk_synth::compiled::CircuitKey;
+        const G: u64 = 1 << 30;
+        let key = |h: u64| CircuitKey {
+            shape: cuzk_synth::Shape {
+                num_inputs: 1,
+                num_aux: 1,
+                num_constraints: 1,
+            },
+            trace_hash: 0,
+            structure_hash: h,
+        };
+        let n = 1usize << 20;
+        let p = QueryCounts {
+            h: n - 1,
+            l: n,
+            a: n,
+            b: n,
+        };
+        let lean = lean_bytes(n);
+        // Room for the lean step and 3 GiB: a 1 GiB record plus a 1 GiB
+        // witness stays whole, and the chunks shrink to the rest.
+        let mut plan = StreamPlan::new(p, lean + 3 * G).unwrap();
+        let wide = plan.chunks;
+        assert_eq!(plan.admit(key(1), G, G, G / 2), Some(RecordMode::Resident));
+        assert_eq!(plan.record_room(), 2 * G);
+        assert!(plan.chunks.0 <= wide.0 && plan.chunks.1 <= wide.1);
+        assert!(stream_bytes::<G1Affine>(plan.chunks.0) <= G);
+        // Admitting it again changes nothing.
+        let before = plan.clone();
+        assert_eq!(plan.admit(key(1), G, G, G / 2), Some(RecordMode::Resident));
+        assert_eq!(plan, before);
+        // A second circuit never takes the first's matrices' place: one
+        // matrix at a time beside them (one partition on the device at a
+        // time, so the witnesses share their room).
+        assert_eq!(plan.admit(key(2), G, G, G / 2), Some(RecordMode::PerMatrix));
+        assert_eq!(plan.record_room(), 2 * G + G / 2);
+        assert!(stream_bytes::<G1Affine>(plan.chunks.0) <= G / 2);
+        // Too large whole: one matrix at a time; too large even so: refused.
+        let mut plan = StreamPlan::new(p, lean + 3 * G).unwrap();
+        assert_eq!(plan.admit(key(3), G, 4 * G, G), Some(RecordMode::PerMatrix));
+        assert_eq!(plan.record_room(), 2 * G);
+        let mut plan = StreamPlan::new(p, lean + 3 * G).unwrap();
+        assert_eq!(plan.admit(key(4), 2 * G, 4 * G, 2 * G), None);
+        assert_eq!(plan, StreamPlan::new(p, lean + 3 * G).unwrap());
+        assert_eq!(plan.mode(&key(4)), None);
+        // No room for the smallest chunks beside the lean step: no plan;
+        // the least a streamed placement needs is exactly enough.
+        assert!(StreamPlan::new(p, lean).is_none());
+        let least = lean + min_chunk_room();
+        let plan = StreamPlan::new(p, least).expect("the minimum admits a plan");
+        assert_eq!(plan.chunks, (MIN_STREAM_CHUNK, MIN_STREAM_CHUNK));
+        assert!(StreamPlan::new(p, least - 1).is_none());
     }
 }

@@ -10,7 +10,7 @@ use cuzk_spmv::gpu::DeviceR1cs;
 use cuzk_synth::compiled::CompiledR1cs;
 use cuzk_synth::ProvingAssignment;
 
-use super::{spmv_err, working_bytes, GpuBackend};
+use super::{spmv_err, working_bytes, GpuBackend, RecordMode};
 use crate::error::{Groth16Error, Result};
 use crate::params::Parameters;
 use crate::timings::Timings;
@@ -126,5 +126,75 @@ impl GpuBackend {
             pool.put(buf, s);
         }
         Ok(a)
+    }
+
+    /// [`GpuBackend::h_from_record`] for a streamed placement, in the
+    /// lean H step's two buffers: the witness uploaded, then a, b and c
+    /// each computed into its buffer as the step needs it, from the
+    /// matrices kept on the device ([`RecordMode::Resident`]) or from one
+    /// matrix at a time, uploaded from page-locked host memory on a copy
+    /// stream of its own (so C's upload overlaps the transforms of a and b)
+    /// and freed after its product ([`RecordMode::PerMatrix`]). Stages:
+    /// `upload_z`, `upload_r1cs` (per matrix: the host's wait for each
+    /// upload), `spmv` (CUDA events) and `ntt_h` (the rest).
+    pub(super) fn h_from_record_lean(
+        &self,
+        rec: &CompiledR1cs,
+        mode: RecordMode,
+        params: &Parameters,
+        pa: &ProvingAssignment,
+        times: &mut Timings,
+    ) -> Result<DeviceBuffer<Fr>> {
+        use cuzk_gpu::Event;
+        let resident = match mode {
+            RecordMode::Resident => Some(self.device_r1cs(rec, params, times)?),
+            RecordMode::PerMatrix => None,
+        };
+        let s = &self.stream;
+        let copy = Stream::new(&self.device)?;
+        let ev = (0..6)
+            .map(|_| Event::new(&self.device))
+            .collect::<std::result::Result<Vec<_>, _>>()?;
+        let t = std::time::Instant::now();
+        let (inputs, aux) = self.upload_witness(pa)?;
+        let up = t.elapsed();
+        let mut matrices = std::time::Duration::ZERO;
+        let h = self
+            .ntt
+            .h_step_lean_with(s, params.domain_size(), |i, out| -> Result<()> {
+                let one;
+                let dev = match &resident {
+                    Some(d) => d.as_ref(),
+                    None => {
+                        let tm = std::time::Instant::now();
+                        one = DeviceR1cs::upload_matrix(&copy, rec, i).map_err(spmv_err)?;
+                        matrices += tm.elapsed();
+                        &one
+                    }
+                };
+                ev[2 * i].record(s)?;
+                dev.evaluate_one(s, i, &inputs, &aux, out)
+                    .map_err(spmv_err)?;
+                ev[2 * i + 1].record(s)?;
+                // A matrix uploaded for this product is freed here: cudaFree
+                // waits for the device, the product included.
+                Ok(())
+            })?;
+        s.synchronize()?;
+        let wall = t.elapsed();
+        let ms = |i: usize| f64::from(ev[2 * i].elapsed_ms(&ev[2 * i + 1]).unwrap_or(0.0).max(0.0));
+        let spmv = std::time::Duration::from_secs_f64((ms(0) + ms(1) + ms(2)) / 1e3);
+        let rest = wall.saturating_sub(up);
+        let matrices = matrices.min(rest);
+        let spmv = spmv.min(rest - matrices);
+        times.add_at("upload_z", t, up);
+        times.add_at("upload_r1cs", t + up, matrices);
+        times.add_at("spmv", t + up + matrices, spmv);
+        times.add_at("ntt_h", t + up + matrices + spmv, rest - matrices - spmv);
+        let pool = self.ntt.buffers();
+        for buf in [inputs, aux] {
+            pool.put(buf, s);
+        }
+        Ok(h)
     }
 }

@@ -23,7 +23,9 @@
 //! `spmv` and `ntt_h`), `msm_h`, `classify_wait` (classification that outlasted the
 //! H path), `bitmap_sums` and `tails` (the two halves of the G1 split MSMs
 //! L, A, B), `g2_bitmap_sums` and `g2_tails` (B in G2); streamed sets:
-//! `spmv` (deferred partitions, on the CPU) and one stage per base set
+//! `upload_z`, `upload_r1cs` (per matrix) and `spmv` on the device for an
+//! admitted recorded circuit, else `spmv` on the CPU and `upload_abc`,
+//! and one stage per base set
 //! (`msm_h`, `msm_l`, `msm_a`, `msm_b_g1`, `msm_b_g2`), with the bytes
 //! they moved counted as `stream_bytes`.
 //!
@@ -60,6 +62,7 @@ use cuzk_msm::gpu::{GpuBases, Precomputed};
 use cuzk_ntt::gpu::GpuNtt;
 use cuzk_pinned_mem::SharedRegistration;
 use cuzk_spmv::gpu::DeviceR1cs;
+use cuzk_synth::compiled::CompiledR1cs;
 use cuzk_synth::ProvingAssignment;
 use parking_lot::Mutex;
 
@@ -71,10 +74,11 @@ use crate::timings::Timings;
 mod budget;
 mod h_path;
 mod msms;
+mod placement;
 pub use budget::{
     bases_bytes, h_precomputed, lean_h_bytes, min_device_bytes, msm_bytes, partition_bytes,
-    stream_bytes, stream_chunk, stream_chunks, streamed_bytes, working_bytes, DeviceBudget,
-    DEVICE_MARGIN,
+    preview, stream_bytes, stream_chunk, stream_chunks, streamed_bytes, working_bytes,
+    DeviceBudget, RecordMode, StreamPlan, DEVICE_MARGIN,
 };
 use cuzk_msm::chunks::StreamOp;
 use msms::split_all;
@@ -149,13 +153,22 @@ pub struct GpuBackend {
     r1cs: Mutex<Option<Arc<DeviceR1cs>>>,
     /// The device memory this backend may use.
     budget: DeviceBudget,
-    /// A set placed on this backend streams its bases from host memory:
-    /// its deferred partitions get a, b, c on the CPU
-    /// ([`Backend::abc_on_device`] is false from then on).
-    streams: std::sync::atomic::AtomicBool,
-    /// The streamed placement's chunk sizes (G1, G2), fixed when it is
-    /// placed from the room beside the lean H step ([`stream_chunks`]).
-    chunks: Mutex<(usize, usize)>,
+    /// The plan of a set placed to stream its bases from host memory
+    /// (`None`: nothing streams): chunk sizes fixed at placement from the
+    /// room beside the lean H step, and the recorded circuits whose a, b,
+    /// c it computes on the device ([`StreamPlan`]).
+    plan: Mutex<Option<StreamPlan>>,
+    /// Page-locked host matrices of recorded circuits a streamed placement
+    /// uploads one matrix at a time ([`RecordMode::PerMatrix`]).
+    record_pins: Mutex<Vec<SharedRegistration<CompiledR1cs>>>,
+    /// Why each set placed here is placed as it is, by the address of the
+    /// key partitions are proved against ([`Backend::describe`]).
+    notes: Mutex<Vec<(usize, String)>>,
+}
+
+/// Bytes as GiB with one decimal, for placement notes.
+fn gib(b: u64) -> String {
+    format!("{:.1} GiB", b as f64 / (1u64 << 30) as f64)
 }
 
 fn spmv_err(e: cuzk_spmv::SpmvError) -> Groth16Error {
@@ -195,8 +208,9 @@ impl GpuBackend {
             residency: Residency::Auto,
             r1cs: Mutex::new(None),
             budget,
-            streams: std::sync::atomic::AtomicBool::new(false),
-            chunks: Mutex::new((budget::MIN_STREAM_CHUNK, budget::MIN_STREAM_CHUNK)),
+            plan: Mutex::new(None),
+            record_pins: Mutex::new(Vec::new()),
+            notes: Mutex::new(Vec::new()),
         })
     }
 
@@ -229,155 +243,6 @@ impl GpuBackend {
         self.device.mem_info().map_err(Groth16Error::from)
     }
 
-    /// Uploads `params`' bases once so every later partition proved against
-    /// this same `Arc` uses them from device memory. With
-    /// [`Residency::Auto`], decides from free device memory; returns the
-    /// residency in effect. Replaces any previously preloaded set.
-    pub fn preload(&self, params: &Arc<Parameters>, mode: Residency) -> Result<Residency> {
-        self.preload_keyed(params, params, mode)
-    }
-
-    /// [`GpuBackend::preload`] of the queries of `set`, with later
-    /// partitions recognised by `key` (the same set, possibly without its
-    /// queries: [`Parameters::without_queries`]). A transient placement
-    /// needs the queries in `key`.
-    pub fn preload_keyed(
-        &self,
-        set: &Parameters,
-        key: &Arc<Parameters>,
-        mode: Residency,
-    ) -> Result<Residency> {
-        if !set.has_queries() {
-            return Err(crate::backend::released_error(self.name()));
-        }
-        let params = set;
-        let mut slot = self.resident.lock();
-        *slot = None; // free the old set before measuring free memory
-        self.ntt.buffers().clear(); // and the old set's H-step buffers
-        self.depth.store(1, std::sync::atomic::Ordering::Relaxed);
-        self.unpin();
-        self.streams
-            .store(false, std::sync::atomic::Ordering::Relaxed);
-        let need = bases_bytes(params) + working_bytes(params, 1);
-        let free = self.available();
-        let mode = match mode {
-            Residency::Auto if need <= free => Residency::Resident,
-            Residency::Auto => Residency::Transient,
-            m => m,
-        };
-        // Admission: a set this device cannot prove with at all is refused
-        // here, with what it needs, never by an allocation failing later.
-        let (least, detail) = match mode {
-            Residency::Resident => (
-                need,
-                format!(
-                    "resident: bases {:.1} GiB and one partition's working set {:.1} GiB",
-                    bases_bytes(params) as f64 / (1u64 << 30) as f64,
-                    working_bytes(params, 1) as f64 / (1u64 << 30) as f64
-                ),
-            ),
-            _ => min_device_bytes(params),
-        };
-        if least > free {
-            return Err(Groth16Error::DeviceTooSmall {
-                backend: self.name(),
-                need: least,
-                detail,
-                available: free,
-                limit: self.budget.limit,
-                total: self.budget.total,
-            });
-        }
-        if mode == Residency::Resident {
-            let _g = self.device_lock.lock();
-            let cap = cuzk_gpu::tuning::Tuning::get().h_copies_cap;
-            let h_pre = h_precomputed(params, self.available(), cap);
-            let bases = self.upload(params, h_pre)?;
-            *slot = Some(ResidentSet {
-                params: Arc::clone(key),
-                bases: Arc::new(bases),
-            });
-            // Two partitions in flight (one's H step beside the other's
-            // MSMs) only when both working sets fit beside the bases.
-            // (An unreadable free-memory figure just means no pipelining.)
-            let depth = if self.available() >= working_bytes(params, 2) {
-                2
-            } else {
-                1
-            };
-            self.depth
-                .store(depth, std::sync::atomic::Ordering::Relaxed);
-            self.keep_h_buffers(depth, params);
-        } else {
-            if !key.has_queries() {
-                // Streamed sets are recognised by the full set, which
-                // `place` passes next (pins need the queries).
-                return Ok(Residency::Transient);
-            }
-            self.pin(key);
-            self.plan_stream(params, free);
-            // The lean H step's two buffers.
-            let two = 2 * params.domain_size() * std::mem::size_of::<Fr>();
-            self.ntt.buffers().set_limit(two);
-        }
-        Ok(mode)
-    }
-
-    /// Marks the backend as streaming `params` and fixes the chunk sizes
-    /// from `free`, the bytes it may use (admission checked that the
-    /// smallest chunks fit: [`streamed_bytes`]).
-    fn plan_stream(&self, params: &Parameters, free: u64) {
-        let n = params
-            .counts()
-            .h
-            .max(params.counts().l)
-            .max(params.counts().b);
-        let room = free.saturating_sub(lean_h_bytes(params));
-        let min = (budget::MIN_STREAM_CHUNK, budget::MIN_STREAM_CHUNK);
-        *self.chunks.lock() = stream_chunks(n, room).unwrap_or(min);
-        self.streams
-            .store(true, std::sync::atomic::Ordering::Relaxed);
-    }
-
-    /// Lets the H step keep the buffers of `depth` partitions between
-    /// calls: the working memory the placement reserved for them
-    /// ([`partition_bytes`] each), so the pool never holds more than the
-    /// budget already counts as used. Keeping them saves an allocation and a
-    /// `cudaFree` (which waits for the whole device, the other partition's
-    /// MSMs included) per buffer and partition.
-    fn keep_h_buffers(&self, depth: usize, params: &Parameters) {
-        let bytes = (depth as u64).saturating_mul(partition_bytes(params));
-        self.ntt
-            .buffers()
-            .set_limit(usize::try_from(bytes).unwrap_or(usize::MAX));
-    }
-
-    /// The set preloaded as resident, if any.
-    fn resident_key(&self) -> Option<Arc<Parameters>> {
-        self.resident.lock().as_ref().map(|r| Arc::clone(&r.params))
-    }
-
-    /// Page-locks the five queries of `params` for transient uploads. A
-    /// failure (memory-lock limits) leaves them pageable: slower uploads,
-    /// same proofs.
-    fn pin(&self, params: &Arc<Parameters>) {
-        let g1 = |f: fn(&Parameters) -> &[G1Affine]| SharedRegistration::new(Arc::clone(params), f);
-        let pins = [
-            g1(|p| &p.h),
-            g1(|p| &p.l),
-            g1(|p| &p.a),
-            g1(|p| &p.b_g1),
-            SharedRegistration::new(Arc::clone(params), |p: &Parameters| &p.b_g2[..]),
-        ];
-        *self.pinned.lock() = pins.into_iter().filter_map(|r| r.ok()).collect();
-    }
-
-    /// Unregisters pinned queries, outside any transient upload.
-    fn unpin(&self) {
-        let _g = self.device_lock.lock();
-        self.pinned.lock().clear();
-    }
-
     /// True when the H step stages a, b, c through the NTT's pinned ring
     /// (the default) rather than page-locking them (`CUZK_H_UPLOAD=direct`).
     pub fn h_upload_staged(&self) -> bool {
@@ -398,9 +263,17 @@ impl GpuBackend {
     /// queries of a transient set.
     pub fn unload(&self) {
         *self.resident.lock() = None;
+        self.notes.lock().clear();
+        *self.r1cs.lock() = None;
         self.ntt.buffers().clear();
         self.depth.store(1, std::sync::atomic::Ordering::Relaxed);
         self.unpin();
+    }
+
+    /// The plan of the set placed to stream from host memory (`None`:
+    /// nothing streams): its room, chunk sizes and admitted circuits.
+    pub fn stream_plan(&self) -> Option<StreamPlan> {
+        self.plan.lock().clone()
     }
 
     /// The shifted copies the resident set's H bases hold, if any
@@ -515,7 +388,21 @@ impl Backend for GpuBackend {
             }
             let _g = self.device_lock.lock();
             self.pin(set);
-            self.plan_stream(set, free);
+            self.plan_stream(set, free)?;
+            let resident = self.resident_key();
+            self.notes.lock().retain(|(k, _)| {
+                resident
+                    .as_ref()
+                    .is_some_and(|r| Arc::as_ptr(r) as usize == *k)
+            });
+            self.note(
+                set,
+                format!(
+                    "another set is resident and in use; {} free of the {} limit",
+                    gib(free),
+                    gib(self.budget.limit)
+                ),
+            );
             return Ok(Placement::Host);
         }
         let mode = self.residency;
@@ -529,8 +416,9 @@ impl Backend for GpuBackend {
             Residency::Resident => Ok(Placement::Resident),
             _ => {
                 if !Arc::ptr_eq(key, set) {
-                    // Auto chose transient: key the pins on the full set.
-                    self.preload_keyed(set, set, Residency::Transient)?;
+                    // Auto chose transient: key the pins on the full set
+                    // (Auto again, so the note gives the sizes that chose).
+                    self.preload_keyed(set, set, mode)?;
                 }
                 Ok(Placement::Host)
             }
@@ -547,6 +435,8 @@ impl Backend for GpuBackend {
             .is_some_and(|r| std::ptr::eq(Arc::as_ptr(r.owner()), key))
         {
             self.unpin();
+            let id = key as *const Parameters as usize;
+            self.notes.lock().retain(|(k, _)| *k != id);
         }
     }
 
@@ -554,8 +444,34 @@ impl Backend for GpuBackend {
         self.mem_info().ok()
     }
 
-    fn abc_on_device(&self) -> bool {
-        !self.streams.load(std::sync::atomic::Ordering::Relaxed)
+    fn describe(&self, key: &Parameters) -> String {
+        self.describe_placement(key)
+    }
+
+    fn abc_on_device(&self, record: &Arc<CompiledR1cs>) -> bool {
+        let mut plan = self.plan.lock();
+        let Some(p) = plan.as_mut() else {
+            // Resident bases: the matrices join them on first use.
+            return true;
+        };
+        let shape = record.shape();
+        let fr = std::mem::size_of::<Fr>() as u64;
+        let witness = (shape.num_aux + shape.num_inputs) as u64 * fr;
+        let whole = cuzk_spmv::device_bytes(record) as u64;
+        let largest = cuzk_spmv::matrix_device_bytes(record) as u64;
+        let Some(mode) = p.admit(record.key(), witness, whole, largest) else {
+            return false;
+        };
+        // The H step's pool keeps the witness beside its two buffers.
+        let two = 2 * p.domain() as u64 * fr;
+        self.ntt
+            .buffers()
+            .set_limit(usize::try_from(two + witness).unwrap_or(usize::MAX));
+        drop(plan);
+        if mode == RecordMode::PerMatrix {
+            self.pin_record(record);
+        }
+        true
     }
 
     fn witness_alloc(&self) -> Option<Arc<dyn cuzk_field::FrAlloc>> {
@@ -576,12 +492,15 @@ impl Backend for GpuBackend {
             return Err(crate::backend::released_error(self.name()));
         }
         let streamed = resident.is_none();
-        if streamed && pa.deferred.is_some() {
-            // The record's device path needs its matrices, the witness and
-            // three domain-sized vectors on the device: a streamed
-            // placement computes a, b, c on the CPU (the engine reserved
-            // their host memory: `abc_on_device` is false) and takes the
-            // lean H step.
+        // A streamed placement computes an admitted recorded circuit's a,
+        // b, c on the device beside the lean H step
+        // ([`Backend::abc_on_device`]); any other's on the CPU (the engine
+        // then reserved their host memory).
+        let record_mode = match &pa.deferred {
+            Some(d) if streamed => self.record_mode(&d.0.key()),
+            _ => None,
+        };
+        if streamed && pa.deferred.is_some() && record_mode.is_none() {
             timings.time("spmv", || pa.evaluate_deferred())?;
         }
         let n_h = params.counts().h;
@@ -604,7 +523,13 @@ impl Backend for GpuBackend {
         let view = &pa;
         let h_path = || -> Result<(G1Projective, Option<std::thread::JoinHandle<()>>)> {
             let (coeffs, abc_freeing) = if let Some(d) = &view.deferred {
-                (self.h_from_record(&d.0, params, view, &mut h_times)?, None)
+                let h = match record_mode {
+                    Some(mode) => {
+                        self.h_from_record_lean(&d.0, mode, params, view, &mut h_times)?
+                    }
+                    None => self.h_from_record(&d.0, params, view, &mut h_times)?,
+                };
+                (h, None)
             } else {
                 // Page-lock a, b, c where they are (outside the device
                 // lock, so it overlaps another partition's kernels):

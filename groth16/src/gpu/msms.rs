@@ -118,16 +118,23 @@ impl GpuBackend {
         timings: &mut Timings,
         stage: &'static str,
     ) -> Result<Projective<C>> {
-        let (g1, g2) = *self.chunks.lock();
+        let min = super::budget::MIN_STREAM_CHUNK;
+        let (g1, g2) = self.plan.lock().as_ref().map_or((min, min), |p| p.chunks);
         let chunk = if C::GPU_CURVE == G1Affine::GPU_CURVE {
             g1
         } else {
             g2
         };
+        let t = std::time::Instant::now();
         let (sums, stats) = timings.time(stage, || {
             StreamedBases::new(&self.device, host, chunk).run(ops, device_scalars)
         })?;
         timings.count("stream_bytes", stats.bytes);
+        // Where the pass's time went, for timelines (the parts overlap).
+        timings.beside("stream_plan", t, stats.plan);
+        timings.beside("stream_host", t + stats.plan, stats.host);
+        timings.beside("stream_upload", t + stats.plan, stats.upload);
+        timings.beside("stream_kernels", t + stats.plan, stats.kernels);
         Ok(sums
             .into_iter()
             .fold(Projective::<C>::identity(), |a, b| a + b))

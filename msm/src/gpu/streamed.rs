@@ -36,8 +36,20 @@ pub struct StreamStats {
     pub bytes: u64,
     /// Chunks uploaded.
     pub chunks: usize,
-    /// Wall time of the pass (uploads and kernels overlapped).
+    /// Wall time of the pass (uploads and kernels overlapped), the plan
+    /// included.
     pub wall: Duration,
+    /// Host time splitting the ops by chunk ([`chunks::plan`]).
+    pub plan: Duration,
+    /// Host time enqueuing the chunks' kernels, their small synchronous
+    /// uploads (scalars, indices, bits) included: while it exceeds the
+    /// kernels' time the device waits on the host.
+    pub host: Duration,
+    /// Device time of the base uploads (CUDA events, summed over chunks).
+    pub upload: Duration,
+    /// Device time of the chunks' kernels (CUDA events, from a chunk's
+    /// first kernel to its last, summed over chunks).
+    pub kernels: Duration,
 }
 
 /// One per-chunk result waiting on the device: which op it adds to, the
@@ -95,6 +107,7 @@ impl<'h, C: GpuPoint> StreamedBases<'h, C> {
         if order.is_empty() {
             return Ok((sums, StreamStats::default()));
         }
+        let plan_time = t.elapsed();
         let dev = &self.device;
         let slots = order.len().min(2);
         let mut bufs = (0..slots)
@@ -108,8 +121,13 @@ impl<'h, C: GpuPoint> StreamedBases<'h, C> {
         let mut pending: Vec<Pending<C>> = Vec::new();
         let mut stats = StreamStats {
             chunks: order.len(),
+            plan: plan_time,
             ..StreamStats::default()
         };
+        // Per chunk: upload start, upload end, kernels start, kernels end.
+        let marks = (0..4 * order.len())
+            .map(|_| Event::new(dev))
+            .collect::<Result<Vec<_>, _>>()?;
         {
             // Declared after every buffer the streams use, so it waits for
             // them before any is freed (errors included).
@@ -123,7 +141,9 @@ impl<'h, C: GpuPoint> StreamedBases<'h, C> {
                     copy.wait(&consumed[slot])?;
                 }
                 let src = &self.host[plan.range(order[i])];
+                marks[4 * i].record(copy)?;
                 ffi::upload_prefix(&mut bufs[slot], src, copy, &sync)?;
+                marks[4 * i + 1].record(copy)?;
                 uploaded[slot].record(copy)?;
                 Ok(std::mem::size_of_val(src) as u64)
             };
@@ -136,13 +156,27 @@ impl<'h, C: GpuPoint> StreamedBases<'h, C> {
                 let slot = i % 2;
                 comp.wait(&uploaded[slot])?;
                 let len = plan.range(k).len();
+                let th = Instant::now();
+                marks[4 * i + 2].record(comp)?;
                 while let Some((_, o, part)) = parts.next_if(|p| p.0 == k) {
                     let p = self.enqueue(&bufs[slot], len, &ops[*o], part, device_scalars, comp)?;
                     pending.push(Pending { op: *o, ..p });
                 }
+                marks[4 * i + 3].record(comp)?;
                 consumed[slot].record(comp)?;
+                stats.host += th.elapsed();
             }
             comp.synchronize()?;
+        }
+        // A failed measurement reads as zero: a timing never fails a pass
+        // whose result is good.
+        let span = |a: usize| {
+            let ms = marks[a].elapsed_ms(&marks[a + 1]).unwrap_or(0.0).max(0.0);
+            Duration::from_secs_f64(f64::from(ms) / 1e3)
+        };
+        for i in 0..order.len() {
+            stats.upload += span(4 * i);
+            stats.kernels += span(4 * i + 2);
         }
         for p in &pending {
             let v = p.out.to_vec(comp)?;

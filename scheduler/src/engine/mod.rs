@@ -399,7 +399,7 @@ impl Engine {
         if let Some(e) = self.inner.circuits.read().get(id) {
             if e.path.as_deref() == Some(path) {
                 *e.last_used.lock() = self.now();
-                return Ok(e.info(Arc::strong_count(e) > 1));
+                return Ok(e.info(Arc::strong_count(e) > 1, &self.inner.backends));
             }
         }
         // Replacing a set a job uses is refused by `install`: say so before
@@ -444,7 +444,7 @@ impl Engine {
             .circuits
             .read()
             .values()
-            .map(|e| e.info(Arc::strong_count(e) > 1))
+            .map(|e| e.info(Arc::strong_count(e) > 1, &self.inner.backends))
             .collect();
         v.sort_by(|a, b| a.id.cmp(&b.id));
         v
@@ -630,7 +630,7 @@ impl Inner {
             st.srs_bytes += host_bytes;
             st.reserve(host_bytes);
         }
-        let info = entry.info(false);
+        let info = entry.info(false, &self.backends);
         self.circuits.write().insert(id, entry);
         self.synth_cv.notify_all();
         Ok(info)

@@ -30,8 +30,10 @@ impl Inner {
             .saturating_sub(self.state.lock().srs_bytes);
         let mut bytes = Vec::with_capacity(n);
         let mut proving = Vec::with_capacity(n);
-        let abc_on_device =
-            spec.source.deferred() && self.backends.iter().all(|b| b.abc_on_device());
+        let abc_on_device = spec
+            .source
+            .record()
+            .is_some_and(|r| self.backends.iter().all(|b| b.abc_on_device(&r)));
         for index in 0..n {
             let shape = spec.source.shape(index).map_err(|e| EngineError::Shape {
                 index,

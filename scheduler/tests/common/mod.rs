@@ -128,7 +128,7 @@ impl Backend for TestBackend {
         Ok(parts)
     }
 
-    fn abc_on_device(&self) -> bool {
+    fn abc_on_device(&self, _record: &Arc<CompiledR1cs>) -> bool {
         self.abc_on_device
     }
 }
@@ -160,7 +160,7 @@ impl PartitionSource for DeferredSource {
         Ok(record().synthesize_deferred(tiny(self.job, index))?)
     }
 
-    fn deferred(&self) -> bool {
-        true
+    fn record(&self) -> Option<Arc<CompiledR1cs>> {
+        Some(record())
     }
 }
