@@ -112,6 +112,53 @@ impl Plan {
     }
 }
 
+/// Where one part's host inputs (scalars, gather indices, bitmap words)
+/// go in its chunk's input slot on the device, in elements.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct InputOffsets {
+    /// First scalar in the slot's scalar buffer.
+    pub fr: usize,
+    /// First index in the slot's index buffer.
+    pub idx: usize,
+    /// First word in the slot's bitmap words.
+    pub words: usize,
+}
+
+impl Plan {
+    /// Each part's [`InputOffsets`] in its chunk's input slot (parts in
+    /// plan order, packed one after another per chunk), and the largest
+    /// chunk's totals: what one slot must hold. A chunk's inputs are at
+    /// most one scalar and one index per base of the chunk plus a bitmap
+    /// word per 64 bases and op ([`crate::gpu::stream_input_bytes`]).
+    pub fn input_layout(&self, ops: &[StreamOp<'_>]) -> (Vec<InputOffsets>, InputOffsets) {
+        let mut at = Vec::with_capacity(self.parts.len());
+        let (mut cur, mut max, mut chunk) =
+            (InputOffsets::default(), InputOffsets::default(), None);
+        for (k, o, part) in &self.parts {
+            if chunk != Some(*k) {
+                chunk = Some(*k);
+                cur = InputOffsets::default();
+            }
+            at.push(cur);
+            match (part, ops.get(*o)) {
+                (ChunkPart::Dense { scalars, .. }, Some(StreamOp::Dense { .. })) => {
+                    cur.fr += scalars.len()
+                }
+                (ChunkPart::Bitmap { ones, .. }, _) => cur.words += ones.as_words().len(),
+                (ChunkPart::Gather { indices, .. }, _) => {
+                    cur.fr += indices.len();
+                    cur.idx += indices.len();
+                }
+                _ => {}
+            }
+            max.fr = max.fr.max(cur.fr);
+            max.idx = max.idx.max(cur.idx);
+            max.words = max.words.max(cur.words);
+        }
+        (at, max)
+    }
+}
+
 /// Splits `ops` against a set of `n` bases streamed in chunks of `chunk`
 /// bases. Refuses ops that reach past the set.
 pub fn plan(ops: &[StreamOp<'_>], n: usize, chunk: usize) -> Result<Plan, MsmError> {
@@ -170,15 +217,24 @@ pub fn plan(ops: &[StreamOp<'_>], n: usize, chunk: usize) -> Result<Plan, MsmErr
                         scalars: scalars.len(),
                     });
                 }
-                let chunks = n.div_ceil(chunk);
-                let mut per: Vec<(Vec<u32>, Vec<Fr>)> = vec![(Vec::new(), Vec::new()); chunks];
-                for (&i, s) in indices.iter().zip(scalars) {
+                // Counted first, so each chunk's vectors are allocated once
+                // (a 2^27 partition's tails are tens of millions).
+                let mut count = vec![0usize; n.div_ceil(chunk)];
+                for &i in indices {
                     let g = start.checked_add(i as usize).filter(|&g| g < n).ok_or(
                         MsmError::IndexOutOfRange {
                             index: i.into(),
                             bases: n.saturating_sub(start),
                         },
                     )?;
+                    count[g / chunk] += 1;
+                }
+                let mut per: Vec<(Vec<u32>, Vec<Fr>)> = count
+                    .iter()
+                    .map(|&c| (Vec::with_capacity(c), Vec::with_capacity(c)))
+                    .collect();
+                for (&i, s) in indices.iter().zip(scalars) {
+                    let g = start + i as usize;
                     let (k, local) = (g / chunk, g % chunk);
                     per[k].0.push(local as u32);
                     per[k].1.push(*s);
@@ -360,5 +416,62 @@ mod tests {
             plan(&bad, n, 128),
             Err(MsmError::IndexOutOfRange { .. })
         ));
+    }
+
+    #[test]
+    fn input_layout_packs_each_chunk_within_one_slot() {
+        let sc: Vec<Fr> = (0..40u64).map(Fr::from).collect();
+        let ones = Bitmap::from_bools((0..600).map(|i| i % 3 == 0));
+        let idx: Vec<u32> = (0..500u32).map(|i| (i * 7) % 600).collect();
+        let isc: Vec<Fr> = (0..500u64).map(Fr::from).collect();
+        let ops = [
+            StreamOp::Dense {
+                start: 0,
+                scalars: &sc,
+            },
+            StreamOp::Bitmap {
+                start: 40,
+                ones: &ones,
+            },
+            StreamOp::Gather {
+                start: 40,
+                indices: &idx,
+                scalars: &isc,
+            },
+            StreamOp::DenseDevice { start: 0, len: 640 },
+        ];
+        let chunk = 128;
+        let p = plan(&ops, 640, chunk).unwrap();
+        let (at, max) = p.input_layout(&ops);
+        assert_eq!(at.len(), p.parts.len());
+        // Per chunk: each part's inputs [at, at + len) follow the previous
+        // part's, from 0, and end within the slot.
+        let lens = |o: usize, part: &ChunkPart| -> (usize, usize, usize) {
+            match (part, &ops[o]) {
+                (ChunkPart::Dense { scalars, .. }, StreamOp::Dense { .. }) => (scalars.len(), 0, 0),
+                (ChunkPart::Bitmap { ones, .. }, _) => (0, 0, ones.as_words().len()),
+                (ChunkPart::Gather { indices, .. }, _) => (indices.len(), indices.len(), 0),
+                _ => (0, 0, 0),
+            }
+        };
+        let mut end = InputOffsets::default();
+        for (i, (k, o, part)) in p.parts.iter().enumerate() {
+            if i == 0 || p.parts[i - 1].0 != *k {
+                end = InputOffsets::default();
+            }
+            assert_eq!(at[i], end, "part {i}");
+            let (f, x, w) = lens(*o, part);
+            end = InputOffsets {
+                fr: end.fr + f,
+                idx: end.idx + x,
+                words: end.words + w,
+            };
+            assert!(end.fr <= max.fr && end.idx <= max.idx && end.words <= max.words);
+        }
+        // Gathered indices land in every chunk, so the largest is not 0,
+        // and one slot holds what the budget counts for it.
+        assert!(max.fr > 0 && max.idx > 0 && max.words > 0);
+        let slot = (max.fr * 32 + max.idx * 4 + max.words * 8) as u64;
+        assert!(slot <= crate::gpu::stream_input_bytes(chunk) / 3);
     }
 }

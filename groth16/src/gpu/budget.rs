@@ -60,9 +60,12 @@ pub const MIN_STREAM_CHUNK: usize = 1 << 16;
 pub const MAX_STREAM_CHUNK: usize = 1 << 25;
 
 /// Device bytes of a streamed MSM over chunks of `chunk` bases of `C`: the
-/// two chunk buffers and one chunk's MSM scratch.
+/// two chunk buffers, the input slots of the chunks' small inputs and one
+/// chunk's MSM scratch.
 pub fn stream_bytes<C: cuzk_msm::gpu::GpuPoint>(chunk: usize) -> u64 {
-    2 * (chunk * std::mem::size_of::<C>()) as u64 + cuzk_msm::gpu::scratch_bytes::<C>(chunk)
+    2 * (chunk * std::mem::size_of::<C>()) as u64
+        + cuzk_msm::gpu::stream_input_bytes(chunk)
+        + cuzk_msm::gpu::scratch_bytes::<C>(chunk)
 }
 
 /// The largest power-of-two chunk (at most [`MAX_STREAM_CHUNK`], at most

@@ -5,7 +5,7 @@ use std::ops::Range;
 use cuzk_field::{Bitmap, Fr};
 use cuzk_gpu::{Device, DeviceBuffer, Stream};
 
-use super::ffi::{self, CheckedIndices, SyncOnDrop};
+use super::ffi::{self, IndexArena, SyncOnDrop};
 use super::Precomputed;
 use super::{bucket_slots, combine_windows, fixed_base_ffi, window_for, GpuPoint};
 use crate::classify::classify;
@@ -83,7 +83,7 @@ impl<C: GpuPoint> GpuBases<C> {
         let mut table = DeviceBuffer::<C>::alloc(device, total)?;
         {
             let sync = SyncOnDrop(&streams);
-            ffi::upload_prefix(&mut table, bases, &streams[0], &sync)?;
+            ffi::upload_at(&mut table, 0, bases, &streams[0], &sync)?;
         }
         if pre.copies > 1 && n > 0 {
             let mut scratch = DeviceBuffer::<C>::alloc(device, 2 * n.min(SHIFT_CHUNK))?;
@@ -248,14 +248,14 @@ impl<C: GpuPoint> GpuBases<C> {
             });
         }
         check_range(&(start..start), self.len())?;
-        let idx = CheckedIndices::new(&self.stream, indices, self.len() - start)?;
+        let idx = IndexArena::from_slice(&self.stream, indices, self.len() - start)?;
         let d = DeviceBuffer::from_slice(&self.stream, scalars)?;
         let window = window_for(scalars.len());
         let mut out = poisoned(&self.stream, bucket_slots(window, 1))?;
         ffi::dev_run(
             self.first_copy(),
             start,
-            Some(&idx),
+            Some((&idx.0, idx.1)),
             &d,
             0,
             scalars.len(),
@@ -277,6 +277,7 @@ impl<C: GpuPoint> GpuBases<C> {
             self.first_copy(),
             start,
             &words,
+            0,
             ones.len(),
             &mut out,
             &self.stream,

@@ -237,32 +237,90 @@ mod device {
         unsafe { cuzk_gpu::check_shim_error(e) }.map_err(MsmError::Gpu)
     }
 
-    /// Device gather indices whose every entry was checked against a base
-    /// count on the host before upload.
+    /// Device gather indices whose every entry was checked, on the host
+    /// before its upload, against `bound`: the only way indices reach
+    /// [`dev_run`], so its kernels never read past `bound` bases.
     #[derive(Debug)]
-    pub(crate) struct CheckedIndices {
+    pub(crate) struct IndexArena {
         buf: DeviceBuffer<u32>,
-        /// Every index is below this.
+        /// Every index written is below this.
         bound: usize,
     }
 
-    impl CheckedIndices {
-        /// Uploads `indices` after checking each is below `bases`.
-        pub(crate) fn new(
+    /// `len` indices of an [`IndexArena`] from `start`, written by one
+    /// checked upload.
+    #[derive(Clone, Copy, Debug)]
+    pub(crate) struct IndexRange {
+        start: usize,
+        len: usize,
+    }
+
+    impl IndexArena {
+        /// `indices` checked against `bases` and uploaded (synchronously):
+        /// an arena of exactly them.
+        pub(crate) fn from_slice(
             stream: &Stream,
             indices: &[u32],
             bases: usize,
-        ) -> Result<Self, MsmError> {
-            if let Some(&bad) = indices.iter().find(|&&i| i as usize >= bases) {
-                return Err(MsmError::IndexOutOfRange {
-                    index: bad.into(),
-                    bases,
-                });
-            }
-            Ok(Self {
+        ) -> Result<(Self, IndexRange), MsmError> {
+            check_indices(indices, bases)?;
+            let arena = IndexArena {
                 buf: DeviceBuffer::from_slice(stream, indices)?,
                 bound: bases,
+            };
+            let all = IndexRange {
+                start: 0,
+                len: indices.len(),
+            };
+            Ok((arena, all))
+        }
+
+        /// Room for `len` indices, each to be below `bound`. The buffer is
+        /// zeroed before this returns (index 0 is below any bound ≥ 1), so
+        /// it never holds an unchecked index; a kernel that reads a range
+        /// runs after the range's [`IndexArena::stage`] copy (the caller
+        /// orders its streams so).
+        pub(crate) fn zeroed(
+            device: &cuzk_gpu::Device,
+            stream: &Stream,
+            len: usize,
+            bound: usize,
+        ) -> Result<Self, MsmError> {
+            let mut buf = DeviceBuffer::alloc(device, len.max(1))?;
+            buf.memset(stream, 0)?;
+            stream.synchronize()?;
+            Ok(IndexArena {
+                buf,
+                bound: bound.max(1),
             })
+        }
+
+        /// Checks `src` against the arena's bound and enqueues its copy to
+        /// index `at` on `stream` (covered by `sync`, which ties `src` to
+        /// the copy's completion).
+        pub(crate) fn stage<'a>(
+            &mut self,
+            at: usize,
+            src: &'a [u32],
+            stream: &Stream,
+            sync: &SyncOnDrop<'a>,
+        ) -> Result<IndexRange, MsmError> {
+            check_indices(src, self.bound)?;
+            upload_at(&mut self.buf, at, src, stream, sync)?;
+            Ok(IndexRange {
+                start: at,
+                len: src.len(),
+            })
+        }
+    }
+
+    fn check_indices(indices: &[u32], bases: usize) -> Result<(), MsmError> {
+        match indices.iter().find(|&&i| i as usize >= bases) {
+            Some(&bad) => Err(MsmError::IndexOutOfRange {
+                index: bad.into(),
+                bases,
+            }),
+            None => Ok(()),
         }
     }
 
@@ -278,7 +336,7 @@ mod device {
     pub(crate) fn dev_run<C: GpuPoint>(
         bases: &DeviceBuffer<C>,
         start: usize,
-        idx: Option<&CheckedIndices>,
+        idx: Option<(&IndexArena, IndexRange)>,
         scalars: &DeviceBuffer<Fr>,
         scalar_start: usize,
         n: usize,
@@ -304,14 +362,22 @@ mod device {
             bases.len().saturating_sub(start)
         };
         let need = match idx {
-            Some(ix) => {
-                if ix.buf.len() != n {
+            Some((arena, r)) => {
+                if r.len != n {
                     return Err(MsmError::LengthMismatch {
-                        bases: ix.buf.len(),
+                        bases: r.len,
                         scalars: n,
                     });
                 }
-                ix.bound
+                if r.start.saturating_add(r.len) > arena.buf.len() {
+                    return Err(MsmError::Gpu(GpuError::InvalidArgument(format!(
+                        "indices {}..{} of an arena of {}",
+                        r.start,
+                        r.start.saturating_add(r.len),
+                        arena.buf.len()
+                    ))));
+                }
+                arena.bound
             }
             None => n,
         };
@@ -338,10 +404,13 @@ mod device {
             .as_ptr()
             .cast::<u8>()
             .wrapping_add(start * size_of::<C>());
-        let idx_ptr = idx.map_or(std::ptr::null(), |i| i.buf.as_ptr().cast::<u32>());
+        let idx_ptr = idx.map_or(std::ptr::null(), |(a, r)| {
+            a.buf.as_ptr().cast::<u32>().wrapping_add(r.start)
+        });
         // SAFETY: all pointers are device allocations owned by live
         // DeviceBuffers; the kernels read bases[start .. start + need)
-        // (checked above: need ≤ avail, and gather indices < bound = need),
+        // (checked above: need ≤ avail, and gather indices < bound = need:
+        // an arena holds only checked indices, and the range lies in it),
         // or with copies bases[start + t·stride + i] for i < n ≤ stride −
         // start (checked), n scalars from scalar_start (checked), n indices (checked) and
         // write the window sums, `slots` slots, to `out` (checked). The work
@@ -368,11 +437,13 @@ mod device {
         })
     }
 
-    /// Enqueues `out[0] ← Σ bases[start + j]` over set bits j < nbits.
+    /// Enqueues `out[0] ← Σ bases[start + j]` over set bits j < nbits of
+    /// the bitmap in `words` from word `word_start`.
     pub(crate) fn dev_bitmap_sum<C: GpuPoint>(
         bases: &DeviceBuffer<C>,
         start: usize,
         words: &DeviceBuffer<u64>,
+        word_start: usize,
         nbits: usize,
         out: &mut DeviceBuffer<C>,
         stream: &Stream,
@@ -384,7 +455,7 @@ mod device {
                 need: nbits,
             });
         }
-        if words.len() * 64 < nbits || out.is_empty() {
+        if words.len().saturating_sub(word_start) * 64 < nbits || out.is_empty() {
             return Err(MsmError::Gpu(GpuError::InvalidArgument(
                 "bitmap or output buffer too short".into(),
             )));
@@ -395,7 +466,7 @@ mod device {
             .as_ptr()
             .cast::<u8>()
             .wrapping_add(start * size_of::<C>());
-        // SAFETY: bits j < nbits of `words` (≥ nbits bits) select
+        // SAFETY: bits j < nbits of `words` from `word_start` (≥ nbits bits) select
         // bases[start + j] with nbits ≤ len − start (checked); one point is
         // written to `out`; enqueued on `stream`, buffers kept alive by the
         // caller until it synchronises.
@@ -403,7 +474,7 @@ mod device {
             sys::cuzk_msm_dev_bitmap_sum(
                 C::GPU_CURVE,
                 base_ptr.cast(),
-                words.as_ptr().cast(),
+                words.as_ptr().cast::<u64>().wrapping_add(word_start).cast(),
                 nb,
                 out.as_mut_ptr(),
                 tuning(),
@@ -425,11 +496,12 @@ mod device {
         }
     }
 
-    /// Enqueues a copy of `src` into the first `src.len()` elements of `dst`.
-    /// The returned guard's lifetime ties `src` to a synchronisation of
-    /// `stream`: the copy may read `src` until then.
-    pub(crate) fn upload_prefix<'a, T: cuzk_gpu::DeviceCopy>(
+    /// Enqueues a copy of `src` into elements `at ..` of `dst`. The guard's
+    /// lifetime ties `src` to a synchronisation of `stream`: the copy may
+    /// read `src` until then.
+    pub(crate) fn upload_at<'a, T: cuzk_gpu::DeviceCopy>(
         dst: &mut DeviceBuffer<T>,
+        at: usize,
         src: &'a [T],
         stream: &Stream,
         sync: &SyncOnDrop<'a>,
@@ -439,9 +511,9 @@ mod device {
                 "stream not covered by the synchronisation guard".into(),
             )));
         }
-        if src.len() > dst.len() {
+        if at.saturating_add(src.len()) > dst.len() {
             return Err(MsmError::Gpu(GpuError::InvalidArgument(format!(
-                "{} elements into a buffer of {}",
+                "{} elements at {at} into a buffer of {}",
                 src.len(),
                 dst.len()
             ))));
@@ -449,7 +521,8 @@ mod device {
         // SAFETY: `src` is borrowed for 'a, and the `SyncOnDrop<'a>` guard
         // (which lists this stream, checked above) synchronises the stream
         // before 'a ends, so the asynchronous copy never reads freed memory;
-        // the buffer checks that src.len() elements fit.
-        unsafe { dst.upload_range_async(stream, 0, src.as_ptr(), src.len()) }.map_err(MsmError::Gpu)
+        // the check above keeps the copy inside the buffer.
+        unsafe { dst.upload_range_async(stream, at, src.as_ptr(), src.len()) }
+            .map_err(MsmError::Gpu)
     }
 }

@@ -250,6 +250,16 @@ pub fn scratch_bytes<C: GpuPoint>(n: usize) -> u64 {
     ffi::dev_scratch_bytes::<C>(n, window_for(n), 1)
 }
 
+/// Device bytes of a streamed pass's host inputs at `chunk` bases a chunk:
+/// three input slots (the streamed pass, `StreamedBases`, stages them two
+/// chunks ahead), each of one scalar and one gather index per base and a
+/// bitmap word per 64 bases for each of up to four ops
+/// ([`crate::chunks::Plan::input_layout`]).
+pub fn stream_input_bytes(chunk: usize) -> u64 {
+    let per = chunk as u64 * (32 + 4) + 4 * (chunk as u64).div_ceil(64) * 8;
+    3 * per
+}
+
 /// [`scratch_bytes`] for an MSM of `n` points against precomputed bases.
 pub fn scratch_bytes_precomputed<C: GpuPoint>(n: usize, pre: Precomputed) -> u64 {
     if n == 0 {

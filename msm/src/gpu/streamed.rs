@@ -6,9 +6,17 @@
 //! copy stream while chunk k's kernels run, so a pass costs about
 //! max(transfer, compute) rather than their sum.
 //!
-//! Memory: the two chunk buffers (2 · chunk points) plus
-//! the largest per-chunk MSM's scratch ([`super::scratch_bytes`] of the
-//! chunk size), whatever the set's size.
+//! The host never waits for the kernels inside a pass: each chunk's small
+//! inputs (host scalars, gather indices, bitmap words) go up on a second
+//! copy stream into one of three input slots, two chunks ahead, and every
+//! output buffer is allocated before the first kernel. (A synchronous
+//! upload per part, as a resident MSM does, would drain the compute
+//! stream before each part's kernels.)
+//!
+//! Memory: the two chunk buffers (2 · chunk points), three input slots
+//! (the largest chunk's inputs each), the outputs (a window's sums per
+//! part) and the largest per-chunk MSM's scratch ([`super::scratch_bytes`]
+//! of the chunk size), whatever the set's size.
 
 use std::time::{Duration, Instant};
 
@@ -16,9 +24,9 @@ use cuzk_field::Fr;
 use cuzk_gpu::{Device, DeviceBuffer, Event, Stream};
 use group::Group;
 
-use super::ffi::{self, CheckedIndices, SyncOnDrop};
+use super::ffi::{self, IndexArena, IndexRange, SyncOnDrop};
 use super::{bucket_slots, combine_windows, window_for, GpuPoint};
-use crate::chunks::{self, ChunkPart, StreamOp};
+use crate::chunks::{self, ChunkPart, InputOffsets, StreamOp};
 use crate::{MsmError, Projective};
 
 /// A base set streamed from host memory in chunks of `chunk` bases.
@@ -41,8 +49,8 @@ pub struct StreamStats {
     pub wall: Duration,
     /// Host time splitting the ops by chunk ([`chunks::plan`]).
     pub plan: Duration,
-    /// Host time enqueuing the chunks' kernels, their small synchronous
-    /// uploads (scalars, indices, bits) included: while it exceeds the
+    /// Host time staging the chunks' small inputs (scalars, indices, bits:
+    /// pageable copies) and enqueuing their kernels: while it exceeds the
     /// kernels' time the device waits on the host.
     pub host: Duration,
     /// Device time of the base uploads (CUDA events, summed over chunks).
@@ -52,33 +60,15 @@ pub struct StreamStats {
     pub kernels: Duration,
 }
 
-/// One per-chunk result waiting on the device: which op it adds to, the
-/// window its sums use (`None`: a bitmap sum, one point).
-struct Pending<C: GpuPoint> {
-    op: usize,
-    window: Option<u32>,
-    out: DeviceBuffer<C>,
-    /// Inputs the kernels read, freed after the pass: dropping a device
-    /// buffer is a `cudaFree`, which waits for the whole device (the next
-    /// chunk's copy included).
-    _scalars: Option<DeviceBuffer<Fr>>,
-    _words: Option<DeviceBuffer<u64>>,
-    _indices: Option<CheckedIndices>,
+/// One input slot: a chunk's host scalars, gather indices and bitmap words.
+struct InputSlot {
+    fr: DeviceBuffer<Fr>,
+    idx: IndexArena,
+    words: DeviceBuffer<u64>,
 }
 
-impl<C: GpuPoint> Pending<C> {
-    /// A result in `out` (window sums at width `window`, or one point).
-    fn of(window: Option<u32>, out: DeviceBuffer<C>) -> Self {
-        Pending {
-            op: 0,
-            window,
-            out,
-            _scalars: None,
-            _words: None,
-            _indices: None,
-        }
-    }
-}
+/// A part's staged gather indices, once its chunk's inputs are up.
+type Staged = Option<IndexRange>;
 
 impl<'h, C: GpuPoint> StreamedBases<'h, C> {
     /// Bases `host` (page-locked for overlap: cuzk-pinned-mem's
@@ -107,63 +97,166 @@ impl<'h, C: GpuPoint> StreamedBases<'h, C> {
         if order.is_empty() {
             return Ok((sums, StreamStats::default()));
         }
+        let (at, max) = plan.input_layout(ops);
+        // The parts of chunk i: `first[i] .. first[i + 1]` of plan.parts.
+        let mut first = vec![0; order.len() + 1];
+        {
+            let mut i = 0;
+            for (p, part) in plan.parts.iter().enumerate() {
+                while order[i] != part.0 {
+                    i += 1;
+                    first[i] = p;
+                }
+            }
+            first[order.len()] = plan.parts.len();
+        }
         let plan_time = t.elapsed();
         let dev = &self.device;
-        let slots = order.len().min(2);
-        let mut bufs = (0..slots)
-            .map(|_| DeviceBuffer::<C>::alloc(dev, self.chunk.min(self.host.len())))
+        let chunk_len = self.chunk.min(self.host.len());
+        let streams = [Stream::new(dev)?, Stream::new(dev)?, Stream::new(dev)?];
+        let (copy, small, comp) = (&streams[0], &streams[1], &streams[2]);
+        let mut bufs = (0..order.len().min(2))
+            .map(|_| DeviceBuffer::<C>::alloc(dev, chunk_len))
+            .collect::<Result<Vec<_>, _>>()?;
+        let mut inputs = (0..order.len().min(3))
+            .map(|_| -> Result<InputSlot, MsmError> {
+                Ok(InputSlot {
+                    fr: DeviceBuffer::alloc(dev, max.fr.max(1))?,
+                    idx: IndexArena::zeroed(dev, comp, max.idx, chunk_len)?,
+                    words: DeviceBuffer::alloc(dev, max.words.max(1))?,
+                })
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        // Every part's output, poisoned (a kernel that never ran reads as
+        // garbage, not as a plausible sum): (window or None for a bitmap sum).
+        let mut outs = plan
+            .parts
+            .iter()
+            .map(
+                |(_, o, part)| -> Result<(Option<u32>, DeviceBuffer<C>), MsmError> {
+                    let window = part_window(part, &ops[*o]);
+                    let mut out =
+                        DeviceBuffer::alloc(dev, window.map_or(1, |w| bucket_slots(w, 1)))?;
+                    out.memset(comp, 0xA5)?;
+                    Ok((window, out))
+                },
+            )
             .collect::<Result<Vec<_>, _>>()?;
         let uploaded = [Event::new(dev)?, Event::new(dev)?];
         let consumed = [Event::new(dev)?, Event::new(dev)?];
-        let streams = [Stream::new(dev)?, Stream::new(dev)?];
-        let (copy, comp) = (&streams[0], &streams[1]);
-        // Declared before the guard below, so freed after it synchronised.
-        let mut pending: Vec<Pending<C>> = Vec::new();
+        let staged_ev = [Event::new(dev)?, Event::new(dev)?, Event::new(dev)?];
+        let used = [Event::new(dev)?, Event::new(dev)?, Event::new(dev)?];
+        // Per chunk: upload start, upload end, kernels start, kernels end.
+        let marks = (0..4 * order.len())
+            .map(|_| Event::new(dev))
+            .collect::<Result<Vec<_>, _>>()?;
         let mut stats = StreamStats {
             chunks: order.len(),
             plan: plan_time,
             ..StreamStats::default()
         };
-        // Per chunk: upload start, upload end, kernels start, kernels end.
-        let marks = (0..4 * order.len())
-            .map(|_| Event::new(dev))
-            .collect::<Result<Vec<_>, _>>()?;
+        let mut staged: Vec<Staged> = vec![None; plan.parts.len()];
         {
             // Declared after every buffer the streams use, so it waits for
             // them before any is freed (errors included).
             let sync = SyncOnDrop(&streams);
-            // Chunk i+1's upload is enqueued before chunk i's kernels, so
-            // the copy engine works while the host prepares and the device
-            // computes chunk i.
-            let upload = |i: usize, bufs: &mut Vec<DeviceBuffer<C>>| -> Result<u64, MsmError> {
-                let slot = i % 2;
-                if i >= 2 {
-                    copy.wait(&consumed[slot])?;
+            // Chunk i's bases into base slot i % 2, once chunk i − 2's
+            // kernels are done with it (an asynchronous wait: page-locked
+            // copies never block the host).
+            let upload_bases =
+                |i: usize, bufs: &mut Vec<DeviceBuffer<C>>| -> Result<u64, MsmError> {
+                    let slot = i % 2;
+                    if i >= 2 {
+                        copy.wait(&consumed[slot])?;
+                    }
+                    let src = &self.host[plan.range(order[i])];
+                    marks[4 * i].record(copy)?;
+                    ffi::upload_at(&mut bufs[slot], 0, src, copy, &sync)?;
+                    marks[4 * i + 1].record(copy)?;
+                    uploaded[slot].record(copy)?;
+                    Ok(std::mem::size_of_val(src) as u64)
+                };
+            // Chunk i's small inputs into input slot i % 3, once chunk
+            // i − 3's kernels are done with it. Pageable sources: the host
+            // stages each copy, so this returns once they are staged.
+            let stage_inputs = |i: usize,
+                                inputs: &mut Vec<InputSlot>,
+                                staged: &mut Vec<Staged>|
+             -> Result<(), MsmError> {
+                let slot = i % 3;
+                if i >= 3 {
+                    small.wait(&used[slot])?;
                 }
-                let src = &self.host[plan.range(order[i])];
-                marks[4 * i].record(copy)?;
-                ffi::upload_prefix(&mut bufs[slot], src, copy, &sync)?;
-                marks[4 * i + 1].record(copy)?;
-                uploaded[slot].record(copy)?;
-                Ok(std::mem::size_of_val(src) as u64)
+                let inp = &mut inputs[slot];
+                for p in first[i]..first[i + 1] {
+                    let (_, o, part) = &plan.parts[p];
+                    let at = at[p];
+                    match (part, &ops[*o]) {
+                        (
+                            ChunkPart::Dense { scalars, .. },
+                            StreamOp::Dense { scalars: all, .. },
+                        ) => {
+                            ffi::upload_at(
+                                &mut inp.fr,
+                                at.fr,
+                                &all[scalars.clone()],
+                                small,
+                                &sync,
+                            )?;
+                        }
+                        (ChunkPart::Bitmap { ones, .. }, _) => {
+                            ffi::upload_at(
+                                &mut inp.words,
+                                at.words,
+                                ones.as_words(),
+                                small,
+                                &sync,
+                            )?;
+                        }
+                        (ChunkPart::Gather { indices, scalars }, _) => {
+                            ffi::upload_at(&mut inp.fr, at.fr, scalars, small, &sync)?;
+                            staged[p] = Some(inp.idx.stage(at.idx, indices, small, &sync)?);
+                        }
+                        _ => {}
+                    }
+                }
+                staged_ev[slot].record(small)?;
+                Ok(())
             };
-            stats.bytes += upload(0, &mut bufs)?;
-            let mut parts = plan.parts.iter().peekable();
+            let th = Instant::now();
+            for i in 0..order.len().min(2) {
+                stats.bytes += upload_bases(i, &mut bufs)?;
+                stage_inputs(i, &mut inputs, &mut staged)?;
+            }
+            stats.host += th.elapsed();
             for (i, &k) in order.iter().enumerate() {
-                if i + 1 < order.len() {
-                    stats.bytes += upload(i + 1, &mut bufs)?;
-                }
-                let slot = i % 2;
-                comp.wait(&uploaded[slot])?;
-                let len = plan.range(k).len();
                 let th = Instant::now();
+                let (slot, islot) = (i % 2, i % 3);
+                comp.wait(&uploaded[slot])?;
+                comp.wait(&staged_ev[islot])?;
+                let len = plan.range(k).len();
                 marks[4 * i + 2].record(comp)?;
-                while let Some((_, o, part)) = parts.next_if(|p| p.0 == k) {
-                    let p = self.enqueue(&bufs[slot], len, &ops[*o], part, device_scalars, comp)?;
-                    pending.push(Pending { op: *o, ..p });
+                for p in first[i]..first[i + 1] {
+                    let (_, o, part) = &plan.parts[p];
+                    let out = &mut outs[p];
+                    self.enqueue(
+                        &bufs[slot],
+                        len,
+                        &ops[*o],
+                        part,
+                        (&inputs[islot], at[p], staged[p]),
+                        device_scalars,
+                        out,
+                        comp,
+                    )?;
                 }
                 marks[4 * i + 3].record(comp)?;
                 consumed[slot].record(comp)?;
+                used[islot].record(comp)?;
+                if i + 2 < order.len() {
+                    stats.bytes += upload_bases(i + 2, &mut bufs)?;
+                    stage_inputs(i + 2, &mut inputs, &mut staged)?;
+                }
                 stats.host += th.elapsed();
             }
             comp.synchronize()?;
@@ -178,10 +271,10 @@ impl<'h, C: GpuPoint> StreamedBases<'h, C> {
             stats.upload += span(4 * i);
             stats.kernels += span(4 * i + 2);
         }
-        for p in &pending {
-            let v = p.out.to_vec(comp)?;
-            sums[p.op] += match p.window {
-                Some(c) => combine_windows(&v, c),
+        for ((_, o, _), (window, out)) in plan.parts.iter().zip(&outs) {
+            let v = out.to_vec(comp)?;
+            sums[*o] += match window {
+                Some(c) => combine_windows(&v, *c),
                 None => v[0].to_curve(),
             };
         }
@@ -190,41 +283,42 @@ impl<'h, C: GpuPoint> StreamedBases<'h, C> {
     }
 
     /// Enqueues one part on `comp` against the chunk in `buf` (`len`
-    /// bases). Small inputs (bits, indices, host scalars) are uploaded
-    /// synchronously on `comp`: the next chunk's copy runs meanwhile.
+    /// bases), its host inputs already in `input` (the slot, the part's
+    /// offsets in it and its staged indices), its sums into `out`.
+    #[allow(clippy::too_many_arguments)]
     fn enqueue(
         &self,
         buf: &DeviceBuffer<C>,
         len: usize,
         op: &StreamOp<'_>,
         part: &ChunkPart,
+        input: (&InputSlot, InputOffsets, Staged),
         device_scalars: Option<&DeviceBuffer<Fr>>,
+        out: &mut (Option<u32>, DeviceBuffer<C>),
         comp: &Stream,
-    ) -> Result<Pending<C>, MsmError> {
-        let dev = &self.device;
-        let poisoned = |slots: usize| -> Result<DeviceBuffer<C>, MsmError> {
-            let mut out = DeviceBuffer::alloc(dev, slots)?;
-            out.memset(comp, 0xA5)?;
-            Ok(out)
-        };
+    ) -> Result<(), MsmError> {
+        let (slot, at, staged) = input;
+        let (window, out) = (out.0, &mut out.1);
+        let w = window.unwrap_or(1);
         match (part, op) {
             (
                 ChunkPart::Dense {
                     local_start,
                     scalars,
                 },
-                StreamOp::Dense { scalars: all, .. },
-            ) => {
-                let d = DeviceBuffer::from_slice(comp, &all[scalars.clone()])?;
-                let n = scalars.len();
-                let w = window_for(n);
-                let mut out = poisoned(bucket_slots(w, 1))?;
-                ffi::dev_run(buf, *local_start, None, &d, 0, n, w, 1, &mut out, comp)?;
-                Ok(Pending {
-                    _scalars: Some(d),
-                    ..Pending::of(Some(w), out)
-                })
-            }
+                StreamOp::Dense { .. },
+            ) => ffi::dev_run(
+                buf,
+                *local_start,
+                None,
+                &slot.fr,
+                at.fr,
+                scalars.len(),
+                w,
+                1,
+                out,
+                comp,
+            ),
             (
                 ChunkPart::Dense {
                     local_start,
@@ -236,56 +330,56 @@ impl<'h, C: GpuPoint> StreamedBases<'h, C> {
                     bases: scalars.len(),
                     scalars: 0,
                 })?;
-                let n = scalars.len();
-                let w = window_for(n);
-                let mut out = poisoned(bucket_slots(w, 1))?;
                 ffi::dev_run(
                     buf,
                     *local_start,
                     None,
                     d,
                     scalars.start,
-                    n,
-                    w,
-                    1,
-                    &mut out,
-                    comp,
-                )?;
-                Ok(Pending::of(Some(w), out))
-            }
-            (ChunkPart::Bitmap { local_start, ones }, _) => {
-                let words = DeviceBuffer::from_slice(comp, ones.as_words())?;
-                let mut out = poisoned(1)?;
-                ffi::dev_bitmap_sum(buf, *local_start, &words, ones.len(), &mut out, comp)?;
-                Ok(Pending {
-                    _words: Some(words),
-                    ..Pending::of(None, out)
-                })
-            }
-            (ChunkPart::Gather { indices, scalars }, _) => {
-                let idx = CheckedIndices::new(comp, indices, len)?;
-                let d = DeviceBuffer::from_slice(comp, scalars)?;
-                let w = window_for(scalars.len());
-                let mut out = poisoned(bucket_slots(w, 1))?;
-                ffi::dev_run(
-                    buf,
-                    0,
-                    Some(&idx),
-                    &d,
-                    0,
                     scalars.len(),
                     w,
                     1,
-                    &mut out,
+                    out,
                     comp,
-                )?;
-                Ok(Pending {
-                    _scalars: Some(d),
-                    _indices: Some(idx),
-                    ..Pending::of(Some(w), out)
-                })
+                )
+            }
+            (ChunkPart::Bitmap { local_start, ones }, _) => ffi::dev_bitmap_sum(
+                buf,
+                *local_start,
+                &slot.words,
+                at.words,
+                ones.len(),
+                out,
+                comp,
+            ),
+            (ChunkPart::Gather { scalars, .. }, _) => {
+                let idx = staged.ok_or(MsmError::TooFewBases { have: 0, need: 1 })?;
+                // The arena's bound is the chunk buffer's length; the plan
+                // keeps every index below this chunk's own `len`.
+                debug_assert!(len <= buf.len());
+                ffi::dev_run(
+                    buf,
+                    0,
+                    Some((&slot.idx, idx)),
+                    &slot.fr,
+                    at.fr,
+                    scalars.len(),
+                    w,
+                    1,
+                    out,
+                    comp,
+                )
             }
             _ => Err(MsmError::TooFewBases { have: 0, need: 1 }),
         }
+    }
+}
+
+/// The window of a part's MSM (`None`: a bitmap sum, one point).
+fn part_window(part: &ChunkPart, op: &StreamOp<'_>) -> Option<u32> {
+    match (part, op) {
+        (ChunkPart::Dense { scalars, .. }, _) => Some(window_for(scalars.len())),
+        (ChunkPart::Gather { scalars, .. }, _) => Some(window_for(scalars.len())),
+        (ChunkPart::Bitmap { .. }, _) => None,
     }
 }
