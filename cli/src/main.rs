@@ -16,11 +16,15 @@ use clap::{Parser, Subcommand};
 use cmd::filecoin::{BenchSub, ProveSub, TestdataSub, VerifySub};
 use std::process::ExitCode;
 
+/// `cuzk --config FILE` with no subcommand runs the daemon, as Curio's
+/// `cuzk` binary does (its systemd unit runs exactly that).
 #[derive(Parser, Debug)]
 #[command(
     name = "cuzk",
     version,
-    about = "Fast Groth16 proofs over BLS12-381 (bellperson/Filecoin compatible)"
+    about = "Fast Groth16 proofs over BLS12-381 (bellperson/Filecoin compatible)",
+    after_help = "Without a command, runs the daemon (`cuzk daemon`) with the daemon's options, as Curio's cuzk does.",
+    args_conflicts_with_subcommands = true
 )]
 struct Cli {
     /// Machine-readable JSON on stdout instead of the human summary.
@@ -30,7 +34,9 @@ struct Cli {
     #[arg(long, global = true)]
     quiet: bool,
     #[command(subcommand)]
-    cmd: Cmd,
+    cmd: Option<Cmd>,
+    #[command(flatten)]
+    daemon: cmd::daemon::Args,
 }
 
 #[derive(Subcommand, Debug)]
@@ -123,6 +129,13 @@ fn main() -> ExitCode {
             .unwrap_or_default();
         eprintln!("error: internal error (please report): {msg}{at}");
     }));
+    // A bare `cuzk` serves only where a Curio host keeps its config; else
+    // it shows what it can do.
+    let bare = std::env::args_os().len() == 1;
+    if bare && !std::path::Path::new(cmd::daemon::DEFAULT_CONFIG).is_file() {
+        let _ = <Cli as clap::CommandFactory>::command().print_help();
+        return ExitCode::from(2);
+    }
     let cli = match Cli::try_parse() {
         Ok(c) => c,
         Err(e) => {
@@ -135,7 +148,12 @@ fn main() -> ExitCode {
         json: cli.json,
         quiet: cli.quiet || cli.json,
     };
-    let res = std::panic::catch_unwind(|| match cli.cmd {
+    let Some(command) = cli.cmd else {
+        return finish(std::panic::catch_unwind(|| {
+            cmd::daemon::run(&ctx, cli.daemon)
+        }));
+    };
+    let res = std::panic::catch_unwind(|| match command {
         Cmd::Demo(a) => cmd::demo::run(&ctx, a),
         Cmd::Setup(a) => cmd::setup::run(&ctx, a),
         Cmd::Prove(c) => prove(&ctx, c),
@@ -148,6 +166,11 @@ fn main() -> ExitCode {
         Cmd::Client(a) => cmd::client::run(&ctx, a),
         Cmd::Timeline(a) => cmd::timeline::run(&ctx, a),
     });
+    finish(res)
+}
+
+/// The exit code of a command's outcome (its error on stderr in one line).
+fn finish(res: std::thread::Result<anyhow::Result<()>>) -> ExitCode {
     match res {
         Ok(Ok(())) => ExitCode::SUCCESS,
         Ok(Err(e)) => {

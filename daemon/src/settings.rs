@@ -159,10 +159,12 @@ pub fn parse_config(text: &str, origin: &str) -> Result<(Config, DaemonSettings)
         .parse()
         .map_err(|e: toml::de::Error| parse_err(e.to_string().trim().to_string()))?;
     let mut own = toml::Table::new();
+    let mut curio = false;
     if let Some(d) = table.get_mut("daemon") {
         let d = d
             .as_table_mut()
             .ok_or_else(|| parse_err("[daemon] must be a table".into()))?;
+        curio = curio_daemon_keys(d).map_err(parse_err)?;
         for key in d.keys().cloned().collect::<Vec<_>>() {
             if OWN_KEYS.contains(&key.as_str()) {
                 own.insert(key.clone(), d.remove(&key).expect("listed"));
@@ -182,13 +184,56 @@ pub fn parse_config(text: &str, origin: &str) -> Result<(Config, DaemonSettings)
     settings.validate()?;
     // Without daemon-only keys the original text goes through unchanged, so
     // the engine's errors keep their line numbers.
-    let cfg = if !had_own {
+    let cfg = if !had_own && !curio {
         Config::from_toml(text, origin)?
     } else {
         let rest = toml::to_string(&table).map_err(|e| parse_err(e.to_string()))?;
         Config::from_toml(&rest, origin)?
     };
     Ok((cfg, settings))
+}
+
+/// Curio's `[daemon]` keys in ours, in place: `listen = "unix://PATH"`
+/// becomes `unix_socket = PATH` with `listen_tcp = false` (Curio serves
+/// one address), and `status_listen` (Curio's HTTP status address, ""
+/// off) becomes `metrics_listen`, which serves `/status` and `/metrics`.
+/// True when something was renamed. A key given under both names is an
+/// error naming both.
+fn curio_daemon_keys(d: &mut toml::Table) -> Result<bool, String> {
+    let mut renamed = false;
+    if let Some(v) = d.remove("status_listen") {
+        if d.contains_key("metrics_listen") {
+            return Err(
+                "[daemon] sets both `status_listen` (Curio's name) and `metrics_listen`: keep one"
+                    .into(),
+            );
+        }
+        d.insert("metrics_listen".into(), v);
+        renamed = true;
+    }
+    let unix = d
+        .get("listen")
+        .and_then(|v| v.as_str())
+        .and_then(unix_path)
+        .map(str::to_string);
+    if let Some(path) = unix {
+        if d.contains_key("unix_socket") {
+            return Err(
+                "[daemon] listen is a unix socket and unix_socket is set too: keep one".into(),
+            );
+        }
+        d.remove("listen");
+        d.insert("unix_socket".into(), toml::Value::String(path));
+        d.insert("listen_tcp".into(), toml::Value::Boolean(false));
+        renamed = true;
+    }
+    Ok(renamed)
+}
+
+/// The path of a `unix://PATH` address (Curio's form: `unix:///run/x.sock`
+/// is `/run/x.sock`), `None` for any other address.
+pub fn unix_path(addr: &str) -> Option<&str> {
+    addr.strip_prefix("unix://").filter(|p| !p.is_empty())
 }
 
 /// Reads and parses a configuration file (see [`parse_config`]).
@@ -238,6 +283,53 @@ mod tests {
         let e = parse_config("[synthesis]\nconcurency = 2\n", "t").unwrap_err();
         assert!(e.to_string().contains("concurency"), "{e}");
         assert!(parse_config("[daemon\n", "t").is_err());
+    }
+
+    #[test]
+    fn curio_daemon_keys_map_onto_ours() {
+        let text = "[daemon]\nlisten = \"unix:///run/curio/cuzk.sock\"\nstatus_listen = \"127.0.0.1:9999\"\n";
+        let (cfg, s) = parse_config(text, "t").unwrap();
+        assert_eq!(s.unix_socket, Some(PathBuf::from("/run/curio/cuzk.sock")));
+        assert!(!s.listen_tcp);
+        assert_eq!(s.metrics_listen, "127.0.0.1:9999");
+        assert_eq!(cfg.daemon.listen, Config::default().daemon.listen);
+        let (_, tcp) = parse_config("[daemon]\nlisten = \"0.0.0.0:9820\"\n", "t").unwrap();
+        assert!(tcp.listen_tcp && tcp.unix_socket.is_none());
+        for both in [
+            "[daemon]\nstatus_listen = \"\"\nmetrics_listen = \"\"\n",
+            "[daemon]\nlisten = \"unix:///a\"\nunix_socket = \"/b\"\n",
+        ] {
+            assert!(parse_config(both, "t").is_err(), "{both}");
+        }
+        assert!(parse_config("[daemon]\nlisten = \"unix://\"\n", "t").is_err());
+    }
+
+    /// Curio's own example file (extern/cuzk/cuzk.example.toml, a
+    /// fixture copy) starts a daemon: its keys map onto ours or are
+    /// noted as having no effect.
+    #[test]
+    fn curio_example_file_is_accepted() {
+        let text = include_str!("../tests/fixtures/curio-cuzk.example.toml");
+        let (cfg, s) = parse_config(text, "curio").unwrap();
+        assert_eq!(cfg.daemon.listen, "0.0.0.0:9820");
+        assert!(s.listen_tcp);
+        assert_eq!(cfg.srs.param_cache, Some(PathBuf::from("/data/zk/params")));
+        assert_eq!(cfg.memory.margin, cuzk_scheduler::ByteSpec::Bytes(5 << 30));
+        assert_eq!(cfg.gpus.gpu_workers_per_device, 2);
+        assert_eq!(cfg.synthesis.threads, 0);
+        let keys: Vec<&str> = cfg.notices.iter().map(|n| n.key.as_str()).collect();
+        for k in [
+            "memory.eviction_min_idle",
+            "gpus.gpu_threads",
+            "scheduler.max_batch_size",
+            "scheduler.max_batch_wait_ms",
+            "scheduler.sort_by_type",
+            "pipeline.enabled",
+            "pipeline.synthesis_lookahead",
+            "pipeline.synthesis_concurrency",
+        ] {
+            assert!(keys.contains(&k), "{k} not noted: {keys:?}");
+        }
     }
 
     #[test]

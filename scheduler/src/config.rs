@@ -6,6 +6,7 @@
 //! equals [`Config::default`]). Unknown keys and bad values are errors that
 //! name the key, so a typo never silently falls back to a default.
 
+use crate::curio::ConfigNotice;
 use crate::error::ConfigError;
 use crate::sysinfo;
 use serde::{de, Deserialize, Deserializer, Serialize};
@@ -31,7 +32,47 @@ pub struct Config {
     pub memory: MemoryConfig,
     /// `[scheduler]`: ordering and observability.
     pub scheduler: SchedulerConfig,
+    /// `[logging]`: the daemon's log level and format.
+    pub logging: LoggingConfig,
+    /// Keys of Curio's configuration file read with no effect here or
+    /// with another meaning ([`crate::curio`]): for the caller to log.
+    #[serde(skip)]
+    pub notices: Vec<ConfigNotice>,
 }
+
+/// `[logging]`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct LoggingConfig {
+    /// `error`, `warn`, `info`, `debug` or `trace` (`RUST_LOG` and
+    /// `--log-level` override it).
+    pub level: String,
+    /// `text` (for people) or `json` (one object per line).
+    pub format: LogFormat,
+}
+
+impl Default for LoggingConfig {
+    fn default() -> Self {
+        Self {
+            level: "info".into(),
+            format: LogFormat::Text,
+        }
+    }
+}
+
+/// How log lines are written.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum LogFormat {
+    /// For people.
+    #[default]
+    Text,
+    /// One JSON object per line.
+    Json,
+}
+
+/// The log levels `[logging] level` and `--log-level` take.
+pub const LOG_LEVELS: [&str; 5] = ["error", "warn", "info", "debug", "trace"];
 
 /// `[daemon]`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -87,6 +128,9 @@ pub struct SynthesisConfig {
         skip_serializing_if = "Option::is_none"
     )]
     pub partition_workers: Option<usize>,
+    /// Threads of the CPU pool (rayon's) that synthesis, classification
+    /// and CPU MSMs share; 0 (default): one per CPU core.
+    pub threads: usize,
 }
 
 /// `[gpus]`.
@@ -380,11 +424,26 @@ fn check_listen(s: &str) -> Result<(), String> {
 
 impl Config {
     /// Parses TOML text; `origin` names the source in errors.
+    /// Curio's keys are read too ([`crate::curio`]): renamed onto ours, or
+    /// dropped with a notice in [`Config::notices`].
     pub fn from_toml(text: &str, origin: &str) -> Result<Self, ConfigError> {
-        let cfg: Config = toml::from_str(text).map_err(|e| ConfigError::Parse {
+        let parse_err = |message: String| ConfigError::Parse {
             origin: origin.to_string(),
-            message: e.to_string().trim().to_string(),
-        })?;
+            message,
+        };
+        let mut table: toml::Table = text
+            .parse()
+            .map_err(|e: toml::de::Error| parse_err(e.to_string().trim().to_string()))?;
+        let before = table.clone();
+        let notices = crate::curio::translate(&mut table).map_err(parse_err)?;
+        // Untranslated text parses as written, so errors keep their lines.
+        let parsed = if table == before {
+            toml::from_str::<Config>(text)
+        } else {
+            table.try_into()
+        };
+        let mut cfg = parsed.map_err(|e| parse_err(e.to_string().trim().to_string()))?;
+        cfg.notices = notices;
         cfg.validate()?;
         Ok(cfg)
     }
@@ -448,6 +507,16 @@ impl Config {
                 format!(
                     "{:?}: expected \"auto\", \"resident\" or \"transient\"",
                     self.gpus.residency
+                ),
+            );
+        }
+        if !LOG_LEVELS.contains(&self.logging.level.to_ascii_lowercase().as_str()) {
+            return bad(
+                "logging.level",
+                format!(
+                    "{:?}: expected one of {}",
+                    self.logging.level,
+                    LOG_LEVELS.join(", ")
                 ),
             );
         }

@@ -41,6 +41,7 @@
 #![forbid(unsafe_code)]
 
 pub mod config;
+pub mod curio;
 pub mod engine;
 pub mod error;
 pub mod params;
@@ -49,7 +50,11 @@ pub mod srs;
 pub mod sysinfo;
 pub mod timeline;
 
-pub use config::{format_bytes, parse_bytes, ByteSpec, Config, EngineOptions};
+pub use config::{
+    format_bytes, parse_bytes, ByteSpec, Config, EngineOptions, LogFormat, LoggingConfig,
+    LOG_LEVELS,
+};
+pub use curio::ConfigNotice;
 pub use engine::{Engine, HostHold, JobHandle, JobId, JobOutput, JobSpec, PartitionTimes};
 pub use error::{ConfigError, EngineError, PartitionError, SharedSourceError, Stage};
 pub use source::{

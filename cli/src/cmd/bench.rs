@@ -63,6 +63,10 @@ pub(super) fn config(e: &EngineArgs, partition_workers: Option<usize>) -> Result
         Some(p) => Config::load(p)?,
         None => Config::default(),
     };
+    for n in &cfg.notices {
+        eprintln!("warning: {}: {}", n.key, n.message);
+    }
+    super::init_cpu_pool(cfg.synthesis.threads)?;
     if let Some(c) = e.concurrency {
         cfg.synthesis.concurrency = Some(c);
     }

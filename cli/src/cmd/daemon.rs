@@ -1,6 +1,7 @@
-//! `cuzk daemon`: the proving daemon (gRPC `cuzk.v1.ProvingEngine`, the
-//! protocol Curio speaks; HTTP `/metrics` and `/status`) until SIGTERM or
-//! SIGINT, then a graceful shutdown per `[daemon] on_shutdown`, exit 0.
+//! `cuzk daemon` (or `cuzk --config FILE`, Curio's command line): the
+//! proving daemon (gRPC `cuzk.v1.ProvingEngine`, the protocol Curio speaks;
+//! HTTP `/metrics` and `/status`) until SIGTERM or SIGINT, then a graceful
+//! shutdown per `[daemon] on_shutdown`, exit 0.
 
 use crate::cmd::{backends, DeviceArgs};
 use crate::output::Ctx;
@@ -10,15 +11,26 @@ use cuzk_daemon::{Daemon, EngineHost, ServeOptions};
 use cuzk_scheduler::params::{param_dir, ParamFiles};
 use std::path::PathBuf;
 
-#[derive(clap::Args, Debug)]
+/// The configuration file used when no `--config` is given and it exists:
+/// where Curio's setup puts it.
+pub const DEFAULT_CONFIG: &str = "/data/zk/cuzk.toml";
+
+#[derive(clap::Args, Debug, Default)]
 pub struct Args {
     /// Configuration file: the engine's TOML (scheduler/cuzk.example.toml)
-    /// with the daemon's keys in [daemon] (daemon/cuzk-daemon.example.toml).
+    /// with the daemon's keys in [daemon] (daemon/cuzk-daemon.example.toml);
+    /// Curio's cuzk.toml is read too. Default: /data/zk/cuzk.toml when it
+    /// exists.
     #[arg(long)]
     pub config: Option<PathBuf>,
-    /// gRPC TCP address host:port (overrides [daemon] listen).
+    /// gRPC address: host:port, or unix://PATH for a unix socket only
+    /// (overrides [daemon] listen).
     #[arg(long)]
     pub listen: Option<String>,
+    /// Log level: error, warn, info, debug or trace (overrides RUST_LOG
+    /// and [logging] level).
+    #[arg(long, value_parser = clap::builder::PossibleValuesParser::new(cuzk_scheduler::LOG_LEVELS))]
+    pub log_level: Option<String>,
     /// Also serve gRPC on this unix socket (overrides [daemon] unix_socket).
     #[arg(long)]
     pub unix_socket: Option<PathBuf>,
@@ -36,13 +48,31 @@ pub struct Args {
 }
 
 pub fn run(_ctx: &Ctx, a: Args) -> Result<()> {
-    init_logging();
-    let (mut cfg, mut settings) = match &a.config {
+    let default = std::path::Path::new(DEFAULT_CONFIG);
+    let path = a
+        .config
+        .clone()
+        .or_else(|| default.is_file().then(|| default.to_path_buf()));
+    let (mut cfg, mut settings) = match &path {
         Some(p) => cuzk_daemon::load_config(p)?,
         None => Default::default(),
     };
-    if let Some(l) = &a.listen {
-        cfg.daemon.listen = l.clone();
+    init_logging(a.log_level.as_deref(), &cfg.logging)?;
+    if let Some(p) = &path {
+        tracing::info!(config = %p.display(), "configuration read");
+    }
+    for n in &cfg.notices {
+        tracing::warn!(key = %n.key, "{}", n.message);
+    }
+    match a.listen.as_deref() {
+        Some(l) => match cuzk_daemon::settings::unix_path(l) {
+            Some(p) => {
+                settings.unix_socket = Some(p.into());
+                settings.listen_tcp = false;
+            }
+            None => cfg.daemon.listen = l.to_string(),
+        },
+        None => {}
     }
     if let Some(u) = &a.unix_socket {
         settings.unix_socket = Some(u.clone());
@@ -60,6 +90,7 @@ pub fn run(_ctx: &Ctx, a: Args) -> Result<()> {
     settings
         .validate()
         .context("invalid settings (flags override the config file)")?;
+    super::init_cpu_pool(cfg.synthesis.threads)?;
     let mut opts = cfg.engine_options()?;
     let config_dir = cfg.srs.param_cache.as_deref();
     let test_params = param_dir(None, config_dir, ParamFiles::Test);
@@ -117,13 +148,27 @@ fn shutdown_signal() -> Result<impl std::future::Future<Output = ()>> {
     })
 }
 
-/// Logs to stderr; `RUST_LOG` filters (default: info).
-fn init_logging() {
-    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
-    let _ = tracing_subscriber::fmt()
+/// Logs to stderr, as text or one JSON object per line (`[logging]
+/// format`). The filter: `--log-level`, else `RUST_LOG` (any tracing
+/// filter), else `[logging] level`.
+fn init_logging(flag: Option<&str>, cfg: &cuzk_scheduler::LoggingConfig) -> Result<()> {
+    use tracing_subscriber::EnvFilter;
+    let filter = match flag {
+        Some(l) => EnvFilter::new(l),
+        None => EnvFilter::try_from_default_env()
+            .or_else(|_| EnvFilter::try_new(cfg.level.to_ascii_lowercase()))
+            .context("[logging] level")?,
+    };
+    let b = tracing_subscriber::fmt()
         .with_env_filter(filter)
-        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
-        .with_writer(std::io::stderr)
-        .try_init();
+        .with_writer(std::io::stderr);
+    // A second subscriber (tests running two daemons in one process) keeps
+    // the first.
+    let _ = match cfg.format {
+        cuzk_scheduler::LogFormat::Json => b.json().try_init(),
+        cuzk_scheduler::LogFormat::Text => b
+            .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
+            .try_init(),
+    };
+    Ok(())
 }

@@ -125,6 +125,24 @@ pub fn engine(
 }
 
 /// [`engine`] with options the caller adjusted (e.g. the timeline on).
+/// Sizes the process's CPU pool (rayon's, which synthesis,
+/// classification and CPU MSMs share) to `threads` (`[synthesis] threads`;
+/// 0: one per core). Before any parallel work: a pool already running
+/// keeps its size, and that is an error only when a size was asked for.
+pub fn init_cpu_pool(threads: usize) -> Result<()> {
+    let r = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .thread_name(|i| format!("cuzk-cpu-{i}"))
+        .build_global();
+    match r {
+        Err(e) if threads > 0 && rayon::current_num_threads() != threads => Err(anyhow::anyhow!(
+            "[synthesis] threads = {threads}: the CPU pool already runs {} threads ({e})",
+            rayon::current_num_threads()
+        )),
+        _ => Ok(()),
+    }
+}
+
 pub fn engine_with(
     mut opts: cuzk_scheduler::EngineOptions,
     cfg: &cuzk_scheduler::Config,
