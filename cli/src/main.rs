@@ -23,8 +23,7 @@ use std::process::ExitCode;
     name = "cuzk",
     version,
     about = "Fast Groth16 proofs over BLS12-381 (bellperson/Filecoin compatible)",
-    after_help = "Without a command, runs the daemon (`cuzk daemon`) with the daemon's options, as Curio's cuzk does.",
-    args_conflicts_with_subcommands = true
+    after_help = "Without a command, runs the daemon (`cuzk daemon`) with the daemon's options, as Curio's cuzk does."
 )]
 struct Cli {
     /// Machine-readable JSON on stdout instead of the human summary.
@@ -136,7 +135,10 @@ fn main() -> ExitCode {
         let _ = <Cli as clap::CommandFactory>::command().print_help();
         return ExitCode::from(2);
     }
-    let cli = match Cli::try_parse() {
+    let parsed = <Cli as clap::CommandFactory>::command()
+        .try_get_matches()
+        .and_then(|m| Ok((<Cli as clap::FromArgMatches>::from_arg_matches(&m)?, m)));
+    let (cli, matches) = match parsed {
         Ok(c) => c,
         Err(e) => {
             let code = if e.use_stderr() { 2 } else { 0 };
@@ -144,6 +146,12 @@ fn main() -> ExitCode {
             return ExitCode::from(code);
         }
     };
+    if cli.cmd.is_some() {
+        if let Some(flag) = daemon_flag_given(&matches) {
+            eprintln!("error: --{flag} is an option of the daemon: give it with no command (cuzk --config FILE …) or after `daemon`");
+            return ExitCode::from(2);
+        }
+    }
     let ctx = output::Ctx {
         json: cli.json,
         quiet: cli.quiet || cli.json,
@@ -167,6 +175,16 @@ fn main() -> ExitCode {
         Cmd::Timeline(a) => cmd::timeline::run(&ctx, a),
     });
     finish(res)
+}
+
+/// A daemon option given before a command (`cuzk --listen X bench`),
+/// which that command would ignore: its long name.
+fn daemon_flag_given(m: &clap::ArgMatches) -> Option<String> {
+    let daemon = <cmd::daemon::Args as clap::Args>::augment_args(clap::Command::new("daemon"));
+    let given = daemon.get_arguments().find(|a| {
+        m.value_source(a.get_id().as_str()) == Some(clap::parser::ValueSource::CommandLine)
+    });
+    given.map(|a| a.get_long().unwrap_or(a.get_id().as_str()).to_string())
 }
 
 /// The exit code of a command's outcome (its error on stderr in one line).

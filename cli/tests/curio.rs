@@ -97,4 +97,22 @@ fn unknown_keys_stay_errors_and_flags_check_their_values() {
         .unwrap();
     assert_eq!(o.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&o.stderr).contains("loud"));
+    // A daemon option before another command would be ignored: refused.
+    let o = Command::new(env!("CARGO_BIN_EXE_cuzk"))
+        .args(["--listen", "127.0.0.1:1", "info"])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("--listen"));
+    // Global flags still go anywhere.
+    let o = Command::new(env!("CARGO_BIN_EXE_cuzk"))
+        .args(["--quiet", "info"])
+        .output()
+        .unwrap();
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
 }

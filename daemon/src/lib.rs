@@ -15,6 +15,8 @@
 //! - [`load_config`]: the engine's TOML file plus the daemon's own
 //!   `[daemon]` keys ([`DaemonSettings`]).
 //! - [`connect`]: a generated client over TCP or a unix socket.
+//! - [`uds`]: the unix socket's fix for clients that send the socket's path
+//!   as the HTTP/2 `:authority` (grpcio, grpc-java, grpcurl).
 //!
 //! Semantics (job ids, request_id retries, timeouts, cancellation,
 //! disconnects, shutdown) are documented in docs/DAEMON.md.
@@ -31,6 +33,7 @@ pub mod server;
 pub mod service;
 pub mod settings;
 pub mod status;
+pub mod uds;
 
 /// The generated messages, server and client of `cuzk.v1`.
 #[allow(missing_docs, clippy::all, missing_debug_implementations)]

@@ -227,11 +227,13 @@ impl Daemon {
             let router = tonic::transport::Server::builder().add_service(svc.clone());
             let sig = stopped(stop_rx.clone());
             servers.spawn(async move {
+                // Every connection through the `:authority` fix (crate::uds).
+                let incoming = tokio_stream::StreamExt::map(
+                    tokio_stream::wrappers::UnixListenerStream::new(l),
+                    |c| c.map(crate::uds::AuthorityFix::new),
+                );
                 router
-                    .serve_with_incoming_shutdown(
-                        tokio_stream::wrappers::UnixListenerStream::new(l),
-                        sig,
-                    )
+                    .serve_with_incoming_shutdown(incoming, sig)
                     .await
                     .map_err(DaemonError::from)
             });

@@ -9,12 +9,16 @@
 //! - `bindgen [--check]`: regenerate (or check) the committed FFI bindings;
 //! - `demo`: the README's first command (GPU when present, else CPU);
 //! - `gpu-bundle`: build the CUDA test and bench binaries into `gpu-bundle/`
-//!   with a `run.sh` for the GPU machine.
+//!   with a `run.sh` for the GPU machine;
+//! - `dist [--cuda] [--profile dev|release] [--out DIR] [--check]`: the
+//!   release tarball of a proving host (`cuzk`, example config, systemd
+//!   unit, licenses, install guide), see docs/INSTALL.md.
 #![forbid(unsafe_code)]
 
 mod bindgen;
 mod cuda;
 mod demo;
+mod dist;
 mod e2e_porep;
 mod fuzz;
 mod gpu_bundle;
@@ -78,6 +82,8 @@ enum Task {
         #[arg(long = "bench", requires = "tests")]
         benches: Vec<String>,
     },
+    /// The release tarball of a proving host: target/dist/cuzk-<version>-<target>[-cuda].tar.gz.
+    Dist(dist::DistArgs),
     /// Filecoin end to end: seal a test sector, C2 through cuzk, `verify_seal` (params cached once per machine).
     E2ePorep {
         /// Test sector size: 2KiB, 8MiB or 512MiB.
@@ -142,6 +148,7 @@ fn main() -> anyhow::Result<()> {
         } => gpu_bundle::run(
             out, !no_strip, &packages, anchor, !no_extras, &tests, &benches,
         ),
+        Task::Dist(args) => dist::run(args),
         Task::Fuzz {
             target,
             seconds,

@@ -64,15 +64,14 @@ pub fn run(_ctx: &Ctx, a: Args) -> Result<()> {
     for n in &cfg.notices {
         tracing::warn!(key = %n.key, "{}", n.message);
     }
-    match a.listen.as_deref() {
-        Some(l) => match cuzk_daemon::settings::unix_path(l) {
+    if let Some(l) = a.listen.as_deref() {
+        match cuzk_daemon::settings::unix_path(l) {
             Some(p) => {
                 settings.unix_socket = Some(p.into());
                 settings.listen_tcp = false;
             }
             None => cfg.daemon.listen = l.to_string(),
-        },
-        None => {}
+        }
     }
     if let Some(u) = &a.unix_socket {
         settings.unix_socket = Some(u.clone());

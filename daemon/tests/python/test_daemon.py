@@ -78,7 +78,7 @@ def free_port():
 class Daemon:
     """A `cuzk daemon` process with its own config and ports."""
 
-    def __init__(self, on_shutdown="drain", param_cache=PARAMS, budget="1GiB"):
+    def __init__(self, on_shutdown="drain", param_cache=PARAMS, budget="1GiB", unix_socket=None):
         assert CUZK.exists(), f"{CUZK} missing: cargo build -p cuzk (or set CUZK_BIN)"
         self.dir = scratch_dir("daemon-")
         self.port, self.http = free_port(), free_port()
@@ -90,6 +90,7 @@ listen = "127.0.0.1:{self.port}"
 metrics_listen = "127.0.0.1:{self.http}"
 on_shutdown = "{on_shutdown}"
 drain_timeout_s = 120
+{f'unix_socket = "{unix_socket}"' if unix_socket else ""}
 
 [srs]
 param_cache = "{param_cache}"
@@ -294,6 +295,25 @@ def test_malformed_and_unsupported(daemon):
     # Still serving.
     r = daemon.stub.Prove(pb.ProveRequest(submit=bench(10, seed=11))).result
     assert r.status == Status.COMPLETED
+
+
+def test_stock_grpcio_client_over_the_unix_socket():
+    """grpcio with its default channel options sends the socket's path as
+    the HTTP/2 :authority (1.85.3: `tmp%2Fx.sock` for unix:///tmp/x.sock);
+    the daemon must answer it (h2 on its own resets such a request with
+    RST_STREAM PROTOCOL_ERROR)."""
+    sock = scratch_dir("sock-") / "cuzk.sock"
+    d = Daemon(unix_socket=sock)
+    try:
+        with grpc.insecure_channel(f"unix://{sock}") as ch:
+            stub = pb_grpc.ProvingEngineStub(ch)
+            assert stub.GetStatus(pb.GetStatusRequest(), timeout=30).pinned_memory_limit_bytes == 1 << 30
+            r = stub.Prove(pb.ProveRequest(submit=bench(10, seed=5)), timeout=300).result
+            assert r.status == Status.COMPLETED, r.error_message
+            assert verifies(r.proof, 10, 1, 5)
+            assert stub.GetStatus(pb.GetStatusRequest(), timeout=30).total_proofs_completed >= 1
+    finally:
+        assert d.stop() == 0, d.logs()
 
 
 def test_request_id_in_flight_is_proved_once(daemon):
