@@ -116,3 +116,33 @@ fn unknown_keys_stay_errors_and_flags_check_their_values() {
         String::from_utf8_lossy(&o.stderr)
     );
 }
+
+#[test]
+fn info_prints_the_resolved_settings_of_curios_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = dir.path().join("cuzk.toml");
+    std::fs::write(&cfg, CURIO_EXAMPLE).unwrap();
+    let o = Command::new(env!("CARGO_BIN_EXE_cuzk"))
+        .args(["--json", "info", "--config", cfg.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let c = &v["config"];
+    assert_eq!(c["engine"]["gpu_workers_per_device"], 2);
+    assert!(c["engine"]["memory_budget"].as_u64().unwrap() > 0);
+    assert_eq!(c["daemon"]["listen"], "0.0.0.0:9820");
+    assert_eq!(c["srs"]["param_cache"], "/data/zk/params");
+    let noted: Vec<&str> = c["notices"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|n| n["key"].as_str())
+        .collect();
+    assert!(noted.contains(&"gpus.gpu_threads"), "{noted:?}");
+}

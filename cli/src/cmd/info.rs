@@ -15,6 +15,26 @@ pub struct Args {
     /// `--memory-limit` of the proving commands ("auto", "16GiB", "50%").
     #[arg(long, default_value = "auto")]
     pub memory_limit: String,
+    /// Also print this configuration file's settings as they resolve on
+    /// this machine (Curio's cuzk.toml too), with its warnings.
+    #[arg(long)]
+    pub config: Option<PathBuf>,
+}
+
+/// The resolved settings of a configuration file, as JSON.
+fn resolved(path: &std::path::Path) -> Result<serde_json::Value> {
+    let (cfg, daemon) = cuzk_daemon::load_config(path)?;
+    let engine = cfg.engine_options()?;
+    Ok(serde_json::json!({
+        "file": path,
+        "engine": engine,
+        "gpus": cfg.gpus,
+        "srs": cfg.srs,
+        "synthesis_threads": cfg.synthesis.threads,
+        "logging": cfg.logging,
+        "daemon": { "listen": cfg.daemon.listen, "settings": daemon },
+        "notices": cfg.notices,
+    }))
 }
 
 /// Per GPU, how `--params`' set would be placed under `limit`, and why.
@@ -67,6 +87,7 @@ pub fn run(ctx: &Ctx, a: Args) -> Result<()> {
         Some(i) => placements(i, &a.memory_limit)?,
         None => Vec::new(),
     };
+    let config = a.config.as_deref().map(resolved).transpose()?;
     if ctx.json {
         let params = info.as_ref().map(|i| {
             serde_json::json!({
@@ -82,7 +103,7 @@ pub fn run(ctx: &Ctx, a: Args) -> Result<()> {
         });
         println!(
             "{}",
-            serde_json::json!({ "version": env!("CARGO_PKG_VERSION"), "cpu_threads": threads, "gpus": gpus.trim_end(), "tuning": tuning, "params": params })
+            serde_json::json!({ "version": env!("CARGO_PKG_VERSION"), "cpu_threads": threads, "gpus": gpus.trim_end(), "tuning": tuning, "params": params, "config": config })
         );
     } else {
         ctx.say(format!(
@@ -104,6 +125,27 @@ pub fn run(ctx: &Ctx, a: Args) -> Result<()> {
             ));
             for p in &places {
                 ctx.say(format!("placement: {p}"));
+            }
+        }
+        if let Some(c) = &config {
+            // One line per section, as JSON: what the daemon would run with.
+            for key in [
+                "file",
+                "engine",
+                "gpus",
+                "srs",
+                "synthesis_threads",
+                "logging",
+                "daemon",
+            ] {
+                ctx.say(format!("config {key}: {}", c[key]));
+            }
+            for n in c["notices"].as_array().into_iter().flatten() {
+                ctx.say(format!(
+                    "config warning: {}: {}",
+                    n["key"].as_str().unwrap_or(""),
+                    n["message"].as_str().unwrap_or("")
+                ));
             }
         }
     }
