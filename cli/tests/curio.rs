@@ -10,6 +10,14 @@ use std::time::{Duration, Instant};
 
 const CURIO_EXAMPLE: &str = include_str!("../../daemon/tests/fixtures/curio-cuzk.example.toml");
 
+/// `cuzk ARGS`, run to its end.
+fn cuzk(args: &[&str]) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_cuzk"))
+        .args(args)
+        .output()
+        .expect("cuzk runs")
+}
+
 #[test]
 fn curio_config_and_command_line_serve() {
     let dir = tempfile::tempdir().unwrap();
@@ -84,31 +92,19 @@ fn unknown_keys_stay_errors_and_flags_check_their_values() {
     let dir = tempfile::tempdir().unwrap();
     let cfg = dir.path().join("cuzk.toml");
     std::fs::write(&cfg, "[pipeline]\nenabeld = true\n").unwrap();
-    let o = Command::new(env!("CARGO_BIN_EXE_cuzk"))
-        .args(["--config", cfg.to_str().unwrap()])
-        .output()
-        .unwrap();
+    let o = cuzk(&["--config", cfg.to_str().unwrap()]);
     let e = String::from_utf8_lossy(&o.stderr);
     assert_eq!(o.status.code(), Some(1), "{e}");
     assert!(e.starts_with("error: ") && e.contains("enabeld"), "{e}");
-    let o = Command::new(env!("CARGO_BIN_EXE_cuzk"))
-        .args(["--log-level", "loud"])
-        .output()
-        .unwrap();
+    let o = cuzk(&["--log-level", "loud"]);
     assert_eq!(o.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&o.stderr).contains("loud"));
     // A daemon option before another command would be ignored: refused.
-    let o = Command::new(env!("CARGO_BIN_EXE_cuzk"))
-        .args(["--listen", "127.0.0.1:1", "info"])
-        .output()
-        .unwrap();
+    let o = cuzk(&["--listen", "127.0.0.1:1", "info"]);
     assert_eq!(o.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&o.stderr).contains("--listen"));
     // Global flags still go anywhere.
-    let o = Command::new(env!("CARGO_BIN_EXE_cuzk"))
-        .args(["--quiet", "info"])
-        .output()
-        .unwrap();
+    let o = cuzk(&["--quiet", "info"]);
     assert_eq!(
         o.status.code(),
         Some(0),
@@ -122,10 +118,7 @@ fn info_prints_the_resolved_settings_of_curios_file() {
     let dir = tempfile::tempdir().unwrap();
     let cfg = dir.path().join("cuzk.toml");
     std::fs::write(&cfg, CURIO_EXAMPLE).unwrap();
-    let o = Command::new(env!("CARGO_BIN_EXE_cuzk"))
-        .args(["--json", "info", "--config", cfg.to_str().unwrap()])
-        .output()
-        .unwrap();
+    let o = cuzk(&["--json", "info", "--config", cfg.to_str().unwrap()]);
     assert_eq!(
         o.status.code(),
         Some(0),

@@ -12,10 +12,7 @@ pub type Client = ProvingEngineClient<Channel>;
 /// `http://host:port`, or a bare `host:port` (the forms Curio's client
 /// accepts). Messages up to `max_message` bytes each way.
 pub async fn connect(addr: &str, max_message: usize) -> Result<Client, DaemonError> {
-    let channel = if let Some(path) = addr
-        .strip_prefix("unix://")
-        .or_else(|| addr.strip_prefix("unix:"))
-    {
+    let channel = if let Some(path) = crate::settings::unix_path(addr) {
         let path = std::path::PathBuf::from(path);
         // The URI is required by the API and unused: the connector below
         // decides where bytes go.

@@ -230,10 +230,14 @@ fn curio_daemon_keys(d: &mut toml::Table) -> Result<bool, String> {
     Ok(renamed)
 }
 
-/// The path of a `unix://PATH` address (Curio's form: `unix:///run/x.sock`
-/// is `/run/x.sock`), `None` for any other address.
+/// The path of a unix socket address, `unix://PATH` or `unix:PATH` (the
+/// forms Curio's client accepts: `unix:///run/x.sock` is `/run/x.sock`),
+/// `None` for any other address. The one reading of such addresses, for
+/// the server's `listen` and the client's `--addr` alike.
 pub fn unix_path(addr: &str) -> Option<&str> {
-    addr.strip_prefix("unix://").filter(|p| !p.is_empty())
+    addr.strip_prefix("unix://")
+        .or_else(|| addr.strip_prefix("unix:"))
+        .filter(|p| !p.is_empty())
 }
 
 /// Reads and parses a configuration file (see [`parse_config`]).
