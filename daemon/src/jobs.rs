@@ -208,6 +208,8 @@ pub struct JobCounts {
     pub cancelled: u64,
     /// Unfinished jobs per circuit id.
     pub by_circuit: HashMap<String, u32>,
+    /// Requests (`Prove`, `AwaitProof`) waiting for an unfinished job.
+    pub waiting_clients: u32,
 }
 
 /// The job table.
@@ -658,6 +660,7 @@ impl Registry {
             })
             .collect();
         let mut by_circuit: HashMap<String, u32> = HashMap::new();
+        let mut waiting_clients = 0u32;
         for r in st.jobs.values() {
             let q = &mut queues[Kind::ALL.iter().position(|k| *k == r.kind).expect("listed")];
             match r.phase {
@@ -668,6 +671,8 @@ impl Registry {
             if !r.circuit_id.is_empty() {
                 *by_circuit.entry(r.circuit_id.clone()).or_default() += 1;
             }
+            // Each waiting request holds one receiver (`subscribe`).
+            waiting_clients += r.outcome.receiver_count() as u32;
         }
         JobCounts {
             queues,
@@ -675,6 +680,7 @@ impl Registry {
             failed: st.failed,
             cancelled: st.cancelled,
             by_circuit,
+            waiting_clients,
         }
     }
 }

@@ -50,6 +50,8 @@ pub struct StatusReport {
     pub total_proofs_failed: u64,
     /// Cancelled since start.
     pub total_proofs_cancelled: u64,
+    /// Requests (`Prove`, `AwaitProof`) waiting for an unfinished job.
+    pub waiting_clients: u32,
     /// The engine's counters (memory budget, queues, device busy fraction).
     pub engine: EngineStats,
 }
@@ -95,6 +97,7 @@ impl StatusReport {
             total_proofs_completed: counts.completed,
             total_proofs_failed: counts.failed,
             total_proofs_cancelled: counts.cancelled,
+            waiting_clients: counts.waiting_clients,
             engine: host.stats(),
         }
     }

@@ -326,8 +326,9 @@ async fn shutdown_in_cancel_mode_answers_every_waiter_with_cancelled() {
     // The first job is long (64 partitions of 2^14: many seconds on the
     // CPU) and the two behind it wait for the one synthesis worker, so
     // none can finish between the check that the first runs (as soon as
-    // it does) and the signal. Every waiter is connected and asking
-    // before that check.
+    // it does) and the signal. The signal waits until the daemon holds
+    // every waiter's request: a request still on the wire when the
+    // server stops is refused, not answered.
     for seed in 0..3 {
         let log = if seed == 0 { 14 } else { 12 };
         let id = c
@@ -349,6 +350,8 @@ async fn shutdown_in_cancel_mode_answers_every_waiter_with_cancelled() {
         s.queues.iter().map(|q| q.in_progress).sum::<u32>() >= 1
     })
     .await;
+    h.wait_http_status("all three waiters held", |v| v["waiting_clients"] == 3)
+        .await;
     let report = h.shutdown().await.unwrap();
     assert_eq!(report.unfinished_at_signal, 3, "{report:?}");
     assert_eq!(report.cancelled_by_shutdown, 3, "{report:?}");

@@ -196,6 +196,24 @@ impl Harness {
     }
 
     /// Waits until `pred(status)` holds (at most 60 s).
+    /// Polls `GET /status` (JSON) until `pred` holds (at most 60 s).
+    pub async fn wait_http_status(&self, what: &str, pred: impl Fn(&serde_json::Value) -> bool) {
+        let t0 = Instant::now();
+        loop {
+            let (line, body) = self.http_get("/status").await;
+            assert!(line.contains("200"), "{line}");
+            let v: serde_json::Value = serde_json::from_str(&body).expect("status JSON");
+            if pred(&v) {
+                return;
+            }
+            assert!(
+                t0.elapsed() < Duration::from_secs(60),
+                "timed out waiting for {what}: {body}"
+            );
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    }
+
     pub async fn wait_status(&self, what: &str, pred: impl Fn(&pb::GetStatusResponse) -> bool) {
         let t0 = Instant::now();
         loop {
