@@ -5,8 +5,8 @@
 //! CPU MSM, and of the fixed-base kernels (`cuda/fixed_base_host.cpp`).
 //! With the `cuda` feature: the device pipeline (`msm_g1.cu`, `msm_g2.cu`,
 //! `msm_api.cu`) and the fixed-base kernels (`fixed_base_{g1,g2,api}.cu`)
-//! for sm_90 SASS (plus compute_90 PTX): the H200 is the target, and each
-//! extra SASS target is another ptxas pass over the curve kernels.
+//! for cuzk-cuda-build's architectures: every card a provider proves on
+//! (`CUZK_CUDA_ARCHS=90` narrows them for a quicker local build).
 
 fn main() {
     let includes = ["cuda", "../field/cuda", "../gpu/cuda/include"];
@@ -24,7 +24,7 @@ fn main() {
 
     if cuzk_cuda_build::cuda_feature_enabled() {
         let cuda = cuzk_cuda_build::Cuda::detect_or_exit();
-        cuda.with_archs(&[90]).compile(
+        cuda.compile(
             "cuzk_msm_cuda",
             &[
                 "cuda/msm_g1.cu",

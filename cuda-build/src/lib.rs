@@ -24,10 +24,10 @@
 //!   headers as plain host C++ (CPU tests need no nvcc).
 //!
 //! Flags (see [`Cuda::nvcc_flags`]): `-O3 -std=c++17 -lineinfo`, SASS for
-//! sm_90 (H100/H200), sm_80, sm_89 and sm_120, plus compute_90 PTX for
-//! anything newer; `-Werror all-warnings` when the `CI` variable is set.
-//! `CUZK_CUDA_ARCHS=90` (comma list) narrows the SASS targets for faster
-//! local builds.
+//! each of [`RELEASE_ARCHS`] and PTX for the lowest of them, which the
+//! driver JIT-compiles on anything newer; `-Werror all-warnings` when the
+//! `CI` variable is set. `CUZK_CUDA_ARCHS=90` (comma list) narrows the
+//! targets for faster local builds.
 //!
 //! Features: none; the calling crate decides (through its own `cuda`
 //! feature) whether CUDA is wanted at all.
@@ -38,6 +38,12 @@ use std::ffi::OsString;
 use std::fmt;
 use std::path::{Path, PathBuf};
 use std::process::Command;
+
+/// The architectures a build compiles unless `CUZK_CUDA_ARCHS` narrows
+/// them: the cards Filecoin providers prove on. sm_80 (A100), sm_86 (RTX
+/// 30xx, A4000–A6000), sm_89 (RTX 40xx, L4/L40), sm_90 (H100/H200), sm_120
+/// (RTX 50xx). PTX of the lowest covers newer cards by JIT.
+pub const RELEASE_ARCHS: [u32; 5] = [80, 86, 89, 90, 120];
 
 /// The CUDA release whose wheels `cargo xtask cuda` installs (nvcc 13.0.88).
 pub const TOOLKIT_VERSION: &str = "13.0";
@@ -214,9 +220,7 @@ impl Cuda {
                 .split(',')
                 .filter_map(|a| a.trim().trim_start_matches("sm_").parse().ok())
                 .collect(),
-            // sm_90 is the target (H100/H200); 80, 89 (Ada) and 120
-            // (Blackwell consumer) are cheap to add and cover other cards.
-            _ => vec![90, 80, 89, 120],
+            _ => RELEASE_ARCHS.to_vec(),
         };
         Ok(Cuda {
             nvcc,
@@ -227,8 +231,8 @@ impl Cuda {
         })
     }
 
-    /// The same toolkit compiling SASS for `archs` only (PTX stays
-    /// compute_90). For code that only the H200 runs, such as test kernels:
+    /// The same toolkit compiling for `archs` only (SASS for each, PTX for
+    /// the lowest). For code that only the H200 runs, such as test kernels:
     /// each SASS target costs a full ptxas pass.
     pub fn with_archs(mut self, archs: &[u32]) -> Cuda {
         self.archs = archs.to_vec();
@@ -250,7 +254,7 @@ impl Cuda {
         &self.include_dir
     }
 
-    /// The SASS architectures compiled (PTX is always compute_90 in addition).
+    /// The SASS architectures compiled (PTX for the lowest in addition).
     pub fn archs(&self) -> &[u32] {
         &self.archs
     }
@@ -263,9 +267,11 @@ impl Cuda {
             f.push(format!("arch=compute_{a},code=sm_{a}").into());
         }
         // PTX for forward compatibility: the driver JIT-compiles it on GPUs
-        // newer than every SASS target above.
+        // newer than every SASS target above. The lowest target's, since PTX
+        // runs only on its own architecture and later ones.
+        let ptx = self.archs.iter().min().copied().unwrap_or(RELEASE_ARCHS[0]);
         f.push("-gencode".into());
-        f.push("arch=compute_90,code=compute_90".into());
+        f.push(format!("arch=compute_{ptx},code=compute_{ptx}").into());
         for s in [
             "-O3",
             "-std=c++17",
@@ -472,5 +478,35 @@ mod tests {
         assert!(joined.contains("-cudart static"));
         assert!(joined.contains("-Werror all-warnings"));
         assert!(joined.contains("-lineinfo"));
+    }
+
+    #[test]
+    fn the_release_list_gets_sass_for_each_and_ptx_for_the_lowest() {
+        let c = Cuda {
+            nvcc: "/x/bin/nvcc".into(),
+            lib_dir: "/x/lib".into(),
+            include_dir: "/x/include".into(),
+            archs: RELEASE_ARCHS.to_vec(),
+            werror: false,
+        }
+        .with_archs(&[120, 86, 90]);
+        let joined = c
+            .nvcc_flags()
+            .into_iter()
+            .map(|s| s.to_string_lossy().into_owned())
+            .collect::<Vec<_>>()
+            .join(" ");
+        for a in [86, 90, 120] {
+            assert!(
+                joined.contains(&format!("arch=compute_{a},code=sm_{a}")),
+                "{joined}"
+            );
+        }
+        assert_eq!(joined.matches("code=compute_").count(), 1, "{joined}");
+        assert!(
+            joined.contains("arch=compute_86,code=compute_86"),
+            "{joined}"
+        );
+        assert!(!joined.contains("-Werror"), "{joined}");
     }
 }

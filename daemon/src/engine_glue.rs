@@ -403,6 +403,27 @@ impl EngineHost {
         Ok(path)
     }
 
+    /// The bytes a request is answered with, from its partition proofs
+    /// (concatenated, in partition order): those bytes, or a
+    /// non-interactive PoRep's aggregate of them.
+    pub fn finish_proof(
+        &self,
+        input: &ProofInput,
+        partition_proofs: Vec<u8>,
+    ) -> Result<Vec<u8>, DaemonError> {
+        match input {
+            #[cfg(feature = "filecoin")]
+            ProofInput::Porep { c1, .. } => {
+                cuzk_filecoin::finish_c2(c1, partition_proofs, &self.filecoin_params).map_err(|e| {
+                    DaemonError::Internal(format!(
+                        "POREP_SEAL_COMMIT: aggregating the partition proofs: {e}"
+                    ))
+                })
+            }
+            _ => Ok(partition_proofs),
+        }
+    }
+
     /// Loads the input's parameters if needed and submits the job.
     /// Blocking (loading can take long).
     pub fn submit(&self, input: &ProofInput, priority: i32) -> Result<Submitted, DaemonError> {

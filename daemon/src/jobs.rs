@@ -48,7 +48,18 @@ impl Kind {
         Kind::Bench,
     ];
 
-    /// The proto enum's name (`QueueStatus.proof_kind`, metric labels).
+    /// The metrics' `proof_kind` label: Curio's values for its four kinds.
+    pub fn label(self) -> &'static str {
+        match self {
+            Kind::PorepSealCommit => "porep_c2",
+            Kind::SnapDealsUpdate => "snap_update",
+            Kind::WindowPostPartition => "window_post",
+            Kind::WinningPost => "winning_post",
+            Kind::Bench => "bench_circuit",
+        }
+    }
+
+    /// The proto enum's name (`QueueStatus.proof_kind`).
     pub fn name(self) -> &'static str {
         match self {
             Kind::PorepSealCommit => "POREP_SEAL_COMMIT",
@@ -345,12 +356,14 @@ impl Registry {
         self.finish(id, outcome, counted);
     }
 
-    /// Ends job `id` with the engine's result.
+    /// Ends job `id` with the engine's result, its partition proofs made
+    /// into the answer's bytes by `finish` (an error fails the job).
     pub fn finish_from_engine(
         &self,
         id: &str,
         result: Result<JobOutput, EngineError>,
         host: &EngineHost,
+        finish: impl FnOnce(Vec<u8>) -> Result<Vec<u8>, DaemonError>,
     ) {
         // Events not yet read may hold this job's first start.
         self.apply_events(&host.take_events());
@@ -381,11 +394,21 @@ impl Registry {
                     timings.synthesis += p.synthesis;
                     timings.gpu += p.gpu;
                 }
-                Outcome {
-                    status: Status::Completed,
-                    proof: out.proof_bytes(),
-                    error: String::new(),
-                    timings,
+                let finished = finish(out.proof_bytes());
+                timings.total = received.elapsed();
+                match finished {
+                    Ok(proof) => Outcome {
+                        status: Status::Completed,
+                        proof,
+                        error: String::new(),
+                        timings,
+                    },
+                    Err(e) => Outcome {
+                        status: Status::Failed,
+                        proof: Vec::new(),
+                        error: e.to_string(),
+                        timings,
+                    },
                 }
             }
             Err(EngineError::Cancelled | EngineError::ShutDown) => Outcome {

@@ -110,8 +110,9 @@ impl Daemon {
                 "nothing to listen on: enable [daemon] listen_tcp or set unix_socket".into(),
             ));
         }
-        let metrics =
-            Arc::new(Metrics::new().map_err(|e| DaemonError::Internal(format!("metrics: {e}")))?);
+        let metrics = Metrics::new(env!("CARGO_PKG_VERSION"), &host.backend_name())
+            .map_err(|e| DaemonError::Internal(format!("metrics: {e}")))?;
+        let metrics = Arc::new(metrics);
         let host = Arc::new(host);
         let tcp = match &opts.grpc_tcp {
             Some(a) => Some(

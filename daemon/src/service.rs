@@ -121,7 +121,8 @@ impl ProvingService {
         let prepared = tokio::spawn(async move {
             let host = shared.host.clone();
             let priority = checked.priority;
-            let res = tokio::task::spawn_blocking(move || host.submit(&input, priority))
+            let submitted = input.clone();
+            let res = tokio::task::spawn_blocking(move || host.submit(&submitted, priority))
                 .await
                 .unwrap_or_else(|e| {
                     Err(DaemonError::Internal(format!(
@@ -141,7 +142,10 @@ impl ProvingService {
                     let waiter = shared.clone();
                     tokio::task::spawn_blocking(move || {
                         let result = handle.wait();
-                        waiter.jobs.finish_from_engine(&id, result, &waiter.host);
+                        let host = &waiter.host;
+                        waiter.jobs.finish_from_engine(&id, result, host, |proofs| {
+                            host.finish_proof(&input, proofs)
+                        });
                     });
                     Ok(())
                 }

@@ -290,15 +290,12 @@ async fn a_client_gone_mid_prove_cancels_its_job_and_frees_everything() {
     assert_eq!(
         metric(
             &text,
-            r#"cuzk_jobs_finished_total{kind="CUZK_BENCH_CIRCUIT",status="cancelled"}"#
+            r#"cuzk_jobs_finished_total{proof_kind="bench_circuit",status="cancelled"}"#
         ),
         Some(1.0),
         "{text}"
     );
-    assert_eq!(
-        metric(&text, r#"cuzk_engine{counter="jobs_active"}"#),
-        Some(0.0)
-    );
+    assert_eq!(metric(&text, r#"cuzk_running_jobs"#), Some(0.0));
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -311,7 +308,7 @@ async fn with_on_disconnect_keep_the_job_finishes() {
     assert_eq!(
         metric(
             &text,
-            r#"cuzk_jobs_finished_total{kind="CUZK_BENCH_CIRCUIT",status="cancelled"}"#
+            r#"cuzk_jobs_finished_total{proof_kind="bench_circuit",status="cancelled"}"#
         ),
         None,
         "{text}"
@@ -486,16 +483,13 @@ async fn two_hundred_concurrent_submits_under_a_small_budget_all_complete() {
     }
     assert_eq!(done, 200);
     let text = h.metrics().await;
-    let peak = metric(&text, r#"cuzk_memory_bytes{what="reserved_peak"}"#).unwrap();
-    let held_peak = metric(&text, r#"cuzk_memory_bytes{what="held_peak"}"#).unwrap();
-    let b = metric(&text, r#"cuzk_memory_bytes{what="budget"}"#).unwrap();
+    let peak = metric(&text, r#"cuzk_memory_reserved_peak_bytes"#).unwrap();
+    let held_peak = metric(&text, r#"cuzk_memory_held_peak_bytes"#).unwrap();
+    let b = metric(&text, r#"cuzk_memory_budget_bytes"#).unwrap();
     assert_eq!(b, budget as f64);
     assert!(peak > 0.0 && peak <= b, "peak {peak} over budget {b}");
     assert!(held_peak <= b);
-    assert_eq!(
-        metric(&text, r#"cuzk_memory_bytes{what="overcommit"}"#),
-        Some(0.0)
-    );
+    assert_eq!(metric(&text, r#"cuzk_memory_overcommit_bytes"#), Some(0.0));
     assert_eq!(metric(&text, "cuzk_proofs_completed_total"), Some(200.0));
     assert_eq!(h.status().await.total_proofs_completed, 200);
 }

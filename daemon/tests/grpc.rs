@@ -164,7 +164,7 @@ async fn cancel_queued_and_running_jobs() {
     assert_eq!(
         metric(
             &text,
-            r#"cuzk_jobs_finished_total{kind="CUZK_BENCH_CIRCUIT",status="cancelled"}"#
+            r#"cuzk_jobs_finished_total{proof_kind="bench_circuit",status="cancelled"}"#
         ),
         Some(2.0),
         "{text}"
@@ -229,7 +229,7 @@ async fn a_request_id_in_flight_is_not_proved_twice() {
     assert_eq!(
         metric(
             &text,
-            r#"cuzk_jobs_submitted_total{kind="CUZK_BENCH_CIRCUIT"}"#
+            r#"cuzk_jobs_submitted_total{proof_kind="bench_circuit"}"#
         ),
         Some(1.0),
         "{text}"
@@ -286,16 +286,16 @@ async fn status_metrics_and_http_report_real_numbers() {
     assert_eq!(
         metric(
             &text,
-            r#"cuzk_proof_duration_seconds_count{kind="CUZK_BENCH_CIRCUIT"}"#
+            r#"cuzk_proof_duration_seconds_count{proof_kind="bench_circuit"}"#
         ),
         Some(1.0)
     );
     assert_eq!(
-        metric(&text, r#"cuzk_memory_bytes{what="budget"}"#),
+        metric(&text, r#"cuzk_memory_budget_bytes"#),
         Some((1u64 << 30) as f64)
     );
-    assert!(metric(&text, r#"cuzk_memory_bytes{what="reserved_peak"}"#).unwrap() > 0.0);
-    assert!(metric(&text, r#"cuzk_device_busy_fraction{device="0"}"#).unwrap() > 0.0);
+    assert!(metric(&text, r#"cuzk_memory_reserved_peak_bytes"#).unwrap() > 0.0);
+    assert!(metric(&text, r#"cuzk_device_busy_seconds_total{device="0"}"#).unwrap() > 0.0);
     assert_eq!(metric(&text, "cuzk_srs_loads_total"), Some(1.0));
 
     let (line, body) = h.http_get("/metrics").await;

@@ -13,7 +13,9 @@
 //! <root>/sectors/<size>/c1.json, meta.json
 //! ```
 
-use cuzk_filecoin::c1::{format_size, parse_c1, to_hex, C1Output, C1Public, SealProofKind};
+use cuzk_filecoin::c1::{
+    format_size, parse_c1, to_hex, C1Output, C1Public, SealProofKind, SealVersion,
+};
 use cuzk_filecoin::params::{use_param_dir, ProofKind};
 use cuzk_filecoin::post::PostProofKind;
 use cuzk_filecoin::{with_tree, FilecoinError, Result};
@@ -510,6 +512,9 @@ pub fn ensure_testdata(kind: &SealProofKind) -> Result<TestData> {
 pub fn ensure_testdata_with(kind: &SealProofKind, generator: ParamsGenerator) -> Result<TestData> {
     let dirs = init_env(&testdata_root())?;
     let params = ensure_params_with(kind, &dirs, PARAMS_SEED, generator)?;
+    if kind.aggregated() {
+        ensure_srs(&dirs)?;
+    }
     let sector = test_sector(kind, &dirs, false)?;
     Ok(TestData {
         dirs,
@@ -521,13 +526,46 @@ pub fn ensure_testdata_with(kind: &SealProofKind, generator: ParamsGenerator) ->
 /// Seed of the toxic waste of generated test parameters.
 pub const PARAMS_SEED: u64 = 0x5eed_c0de;
 
+/// Seed of the test SnarkPack SRS ([`ensure_srs`]).
+pub const SRS_SEED: u64 = 0x5eed_a66e;
+
+/// Proofs a test SRS can aggregate: 2 KiB non-interactive PoRep's 13
+/// partitions pad to 16; aggregation tests go to 1024.
+pub const TEST_SRS_PROOFS: usize = 1024;
+
+/// Makes sure an inner-product SRS is in `dirs.params` under the name
+/// filecoin-proofs reads (`v28-fil-inner-product-v1.srs`), generating a
+/// TEST one if there is none: bellperson's `setup_fake_srs` from
+/// [`SRS_SEED`], its secrets known, for [`TEST_SRS_PROOFS`] proofs. Never
+/// for production, where the file comes from the trusted setup. Returns
+/// the path and whether it was generated now.
+pub fn ensure_srs(dirs: &TestDirs) -> Result<(PathBuf, bool)> {
+    let path = dirs.params.join(cuzk_filecoin::params::srs_file_name());
+    if path.is_file() {
+        return Ok((path, false));
+    }
+    let mut rng = ChaCha20Rng::seed_from_u64(SRS_SEED);
+    let srs = bellperson::groth16::aggregate::setup_fake_srs::<blstrs::Bls12, _>(
+        &mut rng,
+        TEST_SRS_PROOFS,
+    );
+    let mut bytes = Vec::new();
+    srs.write(&mut bytes)
+        .map_err(|e| FilecoinError::file(&path, e))?;
+    write_file(&path, &bytes)?;
+    Ok((path, true))
+}
+
 /// The cached test sector of `kind` under `dirs.root/sectors/<size>`,
 /// sealed now if there is none (or if `reseal`).
 pub fn test_sector(kind: &SealProofKind, dirs: &TestDirs, reseal: bool) -> Result<TestSector> {
-    let dir = dirs
-        .root
-        .join("sectors")
-        .join(format_size(kind.sector_size));
+    // V1_1 under the bare size; other versions each under their own name,
+    // so tests of two versions never reseal each other's sector.
+    let name = match kind.version {
+        SealVersion::V1_1 => format_size(kind.sector_size),
+        _ => kind.api_name(),
+    };
+    let dir = dirs.root.join("sectors").join(name);
     match load_sector(&dir) {
         Some(s) if !reseal && s.meta.registered_proof == kind.api_name() => Ok(s),
         _ => seal_test_sector(kind, &dir, 0xc1c1),

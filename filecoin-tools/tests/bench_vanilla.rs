@@ -44,10 +44,10 @@ fn random_window_post_and_snap_prove_unchecked_and_do_not_verify() {
     assert_eq!(input.vanilla_proofs.len(), 3);
     // The real job verifies the vanilla proofs and refuses them.
     assert!(matches!(
-        post_job(&input, &dirs.params, false),
+        post_job(&input, &dirs.params, false, None),
         Err(FilecoinError::VanillaInvalid { .. })
     ));
-    let job = post_bench_job(&input, &dirs.params).unwrap();
+    let job = post_bench_job(&input, &dirs.params, None).unwrap();
     assert_eq!(job.inputs.len(), 2, "3 sectors at 2 per partition");
     assert_eq!(prove_unchecked(&engine, job).len(), 2 * 192);
 

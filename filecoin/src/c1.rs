@@ -32,8 +32,10 @@ pub enum SealVersion {
     V1_1,
     /// `StackedDrg…V1_1_Feat_SyntheticPoRep` (ids 10–14, API 1.2).
     V1_1Synthetic,
-    /// `StackedDrg…V1_2_Feat_NonInteractivePoRep` (ids 15–19, API 1.2): C2
-    /// is an aggregate; recognised so it can be refused clearly.
+    /// `StackedDrg…V1_2_Feat_NonInteractivePoRep` (ids 15–19, API 1.2,
+    /// FIP-0092): the same partition circuit and parameters as V1_1, many
+    /// more partitions (126 at 32 GiB), and a C2 that is their SnarkPack
+    /// aggregate ([`crate::porep::finish_c2`]).
     V1_2NonInteractive,
 }
 
@@ -138,6 +140,11 @@ impl SealProofKind {
         id
     }
 
+    /// Whether C2 aggregates the partition proofs (non-interactive PoRep).
+    pub fn aggregated(&self) -> bool {
+        self.version == SealVersion::V1_2NonInteractive
+    }
+
     /// filecoin-proofs' configuration for this proof type.
     pub fn porep_config(&self) -> Result<PoRepConfig> {
         let (api, feats) = match self.version {
@@ -145,10 +152,7 @@ impl SealProofKind {
             SealVersion::V1_1 => (ApiVersion::V1_1_0, vec![]),
             SealVersion::V1_1Synthetic => (ApiVersion::V1_2_0, vec![ApiFeature::SyntheticPoRep]),
             SealVersion::V1_2NonInteractive => {
-                return Err(FilecoinError::Unsupported(format!(
-                    "{}: non-interactive PoRep's C2 is an aggregate proof, not supported yet",
-                    self.api_name()
-                )))
+                (ApiVersion::V1_2_0, vec![ApiFeature::NonInteractivePoRep])
             }
         };
         PoRepConfig::new_groth16_with_features(self.sector_size, self.porep_id(), api, feats)

@@ -1,14 +1,15 @@
-//! PoRep and SnapDeals circuits recorded once ([`cuzk_synth::compiled`]):
-//! every partition of a proof type has the same R1CS, so it is recorded
-//! from the blank circuit filecoin-proofs' parameters come from, kept on
-//! disk, and each partition then runs only its value closures
-//! (witness-only synthesis) followed by an SpMV. The result equals the
-//! classic synthesis field for field.
+//! PoRep, PoSt and SnapDeals circuits recorded once
+//! ([`cuzk_synth::compiled`]): every partition of a proof type has the same
+//! R1CS, so it is recorded from the blank circuit filecoin-proofs'
+//! parameters come from, kept on disk, and each partition then runs only
+//! its value closures (witness-only synthesis) followed by an SpMV. The
+//! result equals the classic synthesis field for field.
 //!
-//! PoSt is not recorded: a WindowPoSt partition synthesizes its 2349
-//! sectors in parallel (storage-proofs-post's extensible branch, taken by
-//! the classic prover), while a recording and its witness-only synthesis
-//! take the circuit's sequential branch, one core for 125 M constraints.
+//! A PoSt partition's witness is synthesized sector by sector on all cores
+//! (storage-proofs-post's extensible branch, which the witness-only system
+//! takes as the classic prover does), while its record comes from the
+//! sequential branch, the layout of the parameters; the two agree value
+//! for value (cuzk-synth's `extend`).
 //!
 //! A record is stored as `<dir>/<params name>.r1cs` under an identity that
 //! names the circuit (the parameter file's name, which hashes filecoin-
@@ -20,6 +21,7 @@
 use crate::c1::SealProofKind;
 use crate::error::{proofs, FilecoinError, Result};
 use crate::params::ProofKind;
+use crate::post::PostProofKind;
 use crate::snap::{blank_circuit, SnapProofKind};
 use crate::with_tree;
 use cuzk_scheduler::{Engine, HostHold};
@@ -65,7 +67,7 @@ pub struct R1csReport {
 /// cache serves callers without an engine).
 type Cached = (Arc<CompiledR1cs>, Option<HostHold>);
 
-/// Recorded PoRep and SnapDeals circuits of one process, by proof type:
+/// Recorded circuits of one process, by proof type:
 /// each is loaded or recorded once, shared by every job, and counted
 /// against the memory budget of the engine it was first asked for
 /// ([`Engine::hold_host`]) for as long as the cache lives.
@@ -112,6 +114,17 @@ impl R1csCache {
     ) -> Result<(Arc<CompiledR1cs>, Option<R1csReport>)> {
         let name = ProofKind::Snap(*kind).params_file_name()?;
         self.get(&name, "snap", engine, || record_snap(kind))
+    }
+
+    /// [`R1csCache::porep`] for a WinningPoSt or WindowPoSt proof type
+    /// (one record per parameter file: WindowPoSt's API versions share it).
+    pub fn post(
+        &self,
+        kind: &PostProofKind,
+        engine: Option<&Engine>,
+    ) -> Result<(Arc<CompiledR1cs>, Option<R1csReport>)> {
+        let name = ProofKind::Post(*kind).params_file_name()?;
+        self.get(&name, "post", engine, || record_post(kind))
     }
 
     /// The record of the circuit behind parameter file `name` (`tag` names
@@ -181,6 +194,17 @@ fn record_tree<Tree: 'static + MerkleTreeTrait>(config: &PoRepConfig) -> Result<
     let blank =
         <C<Tree> as CompoundProof<StackedDrg<'_, Tree, DefaultPieceHasher>, _>>::blank_circuit(&pp);
     CompiledR1cs::record(blank).map_err(FilecoinError::Compiled)
+}
+
+/// Records the circuit of one PoSt partition of `kind` from
+/// storage-proofs-post's blank circuit (its sequential branch: the
+/// recorder is not extensible).
+pub fn record_post(kind: &PostProofKind) -> Result<CompiledR1cs> {
+    with_tree!(kind.sector_size, record_post_tree(kind))
+}
+
+fn record_post_tree<Tree: 'static + MerkleTreeTrait>(kind: &PostProofKind) -> Result<CompiledR1cs> {
+    CompiledR1cs::record(crate::post::blank_circuit::<Tree>(kind)?).map_err(FilecoinError::Compiled)
 }
 
 /// Records the circuit of one SnapDeals partition of `kind` from

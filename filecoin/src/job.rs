@@ -32,6 +32,9 @@ pub struct ProofSource {
     shape: Shape,
     /// Partitions come as deferred assignments of this recorded circuit.
     record: Option<Arc<CompiledR1cs>>,
+    /// Bytes a partition's synthesis needs beyond its result
+    /// ([`PartitionSource::synthesis_scratch_bytes`]).
+    scratch: u64,
 }
 
 impl std::fmt::Debug for ProofSource {
@@ -83,6 +86,22 @@ impl PartitionSource for ProofSource {
     fn record(&self) -> Option<Arc<CompiledR1cs>> {
         self.record.clone()
     }
+
+    fn synthesis_scratch_bytes(&self, _index: usize) -> u64 {
+        self.scratch
+    }
+}
+
+/// How a partition's circuit synthesizes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Synthesis {
+    /// In one system (PoRep, SnapDeals).
+    Sequential,
+    /// Independent parts in sub-systems on all cores, appended in order
+    /// (storage-proofs-post's sectors under an extensible system): the
+    /// sub-systems' vectors, grown by doubling, add up to at most twice
+    /// the result's.
+    Parallel,
 }
 
 /// A proof ready for the engine: its partitions and the parameter file
@@ -111,6 +130,28 @@ pub fn circuit_job<C>(
     inputs: Vec<Vec<Fr>>,
     checks: bool,
     r1cs: Option<&Arc<CompiledR1cs>>,
+) -> Result<ProofJob>
+where
+    C: Circuit<Fr> + Send + 'static,
+{
+    circuit_job_of(
+        params_path,
+        circuits,
+        inputs,
+        checks,
+        r1cs,
+        Synthesis::Sequential,
+    )
+}
+
+/// [`circuit_job`] for circuits that synthesize as `synthesis` says.
+pub(crate) fn circuit_job_of<C>(
+    params_path: PathBuf,
+    circuits: Vec<C>,
+    inputs: Vec<Vec<Fr>>,
+    checks: bool,
+    r1cs: Option<&Arc<CompiledR1cs>>,
+    synthesis: Synthesis,
 ) -> Result<ProofJob>
 where
     C: Circuit<Fr> + Send + 'static,
@@ -174,6 +215,16 @@ where
             Mutex::new(Some(f))
         })
         .collect();
+    let scratch = match synthesis {
+        Synthesis::Sequential => 0,
+        Synthesis::Parallel => {
+            2 * if r1cs.is_some() {
+                shape.witness_bytes()
+            } else {
+                shape.proving_bytes()
+            } as u64
+        }
+    };
     let circuit_id = params_path
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
@@ -183,6 +234,7 @@ where
             partitions,
             shape,
             record: r1cs.cloned(),
+            scratch,
         }),
         params_path,
         circuit_id,

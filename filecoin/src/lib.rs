@@ -50,9 +50,10 @@ pub use c1::{
 };
 pub use error::{FilecoinError, Result};
 pub use job::{circuit_job, run_job, ProofJob, ProofOutput, ProofSource};
-pub use params::{check_params, locate, use_param_dir, ProofKind};
+pub use params::{check_params, locate, locate_srs, use_param_dir, ProofKind};
 pub use porep::{
-    blank_shape, partition_shape, prove_c2, public_inputs, synthesize_c1, verify_c2, C2Options,
+    blank_shape, finish_c2, partition_shape, prove_c2, public_inputs, synthesize_c1, verify_c2,
+    C2Options,
 };
 pub use post::{
     prove_post, verify_post, PostInput, PostOptions, PostProofKind, PostType, PostVersion,

@@ -3,7 +3,8 @@
 //! e.g. `v28-stacked-proof-of-replication-…-<hash>.params`), found in one
 //! directory by [`locate`], checked against a circuit by [`check_params`],
 //! and the directory filecoin-proofs' own verifier reads
-//! ([`use_param_dir`]).
+//! ([`use_param_dir`]). The one other file there, the SnarkPack SRS of
+//! non-interactive PoRep, is found by [`locate_srs`].
 //!
 //! Which directory: the caller's (`--param-cache`, `[srs] param_cache`),
 //! else `$FIL_PROOFS_PARAMETER_CACHE`, else filecoin-proofs' default:
@@ -108,6 +109,20 @@ where
 /// The parameter file of `kind` in `dir`; a typed error if it is absent.
 pub fn locate(dir: &Path, kind: impl Into<ProofKind>) -> Result<PathBuf> {
     locate_file(dir, &kind.into().params_file_name()?)
+}
+
+/// The SnarkPack inner-product SRS file that non-interactive PoRep's C2
+/// aggregates with, as filecoin-proofs names it
+/// (`v28-fil-inner-product-v1.srs`, one file for every proof type).
+pub fn srs_file_name() -> String {
+    use storage_proofs_core::parameter_cache::{SRS_KEY_EXT, SRS_SHARED_KEY_NAME, VERSION};
+    format!("v{VERSION}-{SRS_SHARED_KEY_NAME}.{SRS_KEY_EXT}")
+}
+
+/// The inner-product SRS file in `dir` ([`srs_file_name`]); a typed error
+/// if it is absent.
+pub fn locate_srs(dir: &Path) -> Result<PathBuf> {
+    locate_file(dir, &srs_file_name())
 }
 
 /// The parameter file `name` (a standard name, see

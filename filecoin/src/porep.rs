@@ -1,11 +1,12 @@
 //! PoRep C2 through cuzk: C1 output → one circuit per partition (built
 //! exactly as filecoin-proofs' `seal_commit_phase2` builds them) → cuzk
-//! synthesis and prover → the concatenated partition proofs.
+//! synthesis and prover → the concatenated partition proofs, which for
+//! non-interactive PoRep are then aggregated ([`finish_c2`]).
 
 use crate::c1::{format_size, C1Output, C1Public, SealProofKind};
 use crate::error::{proofs, FilecoinError, Result};
 use crate::job::{circuit_job, run_job, ProofJob, ProofOutput};
-use crate::params::{locate, use_param_dir};
+use crate::params::{locate, locate_srs, use_param_dir};
 use cuzk_field::Fr;
 use cuzk_groth16::Proof;
 use cuzk_scheduler::Engine;
@@ -22,6 +23,7 @@ use filecoin_proofs::{
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use storage_proofs_core::{
+    api_version::ApiFeature,
     compound_proof::{self, CompoundProof},
     merkle::{MerkleProofTrait, MerkleTreeTrait},
 };
@@ -123,13 +125,63 @@ fn job_tree<Tree: 'static + MerkleTreeTrait>(
 /// self-checked by the engine against the public inputs filecoin-proofs
 /// derives for it before it is returned.
 pub fn prove_c2(c1: &C1Output, opts: &C2Options<'_>) -> Result<ProofOutput> {
+    if c1.kind.aggregated() {
+        // Before any proving: a missing SRS is a refusal, not lost work.
+        locate_srs(&opts.param_dir)?;
+    }
     let job = porep_job(
         c1,
         &opts.param_dir,
         opts.check_satisfied,
         opts.r1cs.as_ref(),
     )?;
-    run_job(opts.engine, job, opts.priority)
+    let mut out = run_job(opts.engine, job, opts.priority)?;
+    out.proof = finish_c2(c1, out.proof, &opts.param_dir)?;
+    Ok(out)
+}
+
+/// The C2 bytes of a proof from its partition proofs (concatenated, in
+/// partition order): those bytes themselves, or for non-interactive PoRep
+/// their SnarkPack aggregate, made as filecoin-proofs' `seal_commit_phase2`
+/// makes it (`aggregate_seal_commit_proofs` over this one sector,
+/// aggregate version 2) from the SRS file in `param_dir`
+/// ([`locate_srs`]).
+pub fn finish_c2(c1: &C1Output, partition_proofs: Vec<u8>, param_dir: &Path) -> Result<Vec<u8>> {
+    if !c1.kind.aggregated() {
+        return Ok(partition_proofs);
+    }
+    locate_srs(param_dir)?;
+    let config = c1.kind.porep_config()?;
+    let want = usize::from(config.partitions) * cuzk_groth16::PROOF_BYTES;
+    if partition_proofs.len() != want {
+        return Err(FilecoinError::Groth16(
+            cuzk_groth16::Groth16Error::MalformedProof(format!(
+                "{} partition proofs are {want} bytes, got {}",
+                c1.kind.api_name(),
+                partition_proofs.len()
+            )),
+        ));
+    }
+    use_param_dir(param_dir)?;
+    with_tree!(
+        c1.kind.sector_size,
+        aggregate_tree(&config, &c1.public, partition_proofs)
+    )
+}
+
+fn aggregate_tree<Tree: 'static + MerkleTreeTrait>(
+    config: &PoRepConfig,
+    p: &C1Public,
+    proof: Vec<u8>,
+) -> Result<Vec<u8>> {
+    filecoin_proofs::aggregate_seal_commit_proofs::<Tree>(
+        config,
+        &[p.comm_r],
+        &[p.seed],
+        &[filecoin_proofs::SealCommitOutput { proof }],
+        bellperson::groth16::aggregate::AggregateVersion::V2,
+    )
+    .map_err(proofs)
 }
 
 /// The parsed, checked pieces of a C1 output for one tree shape.
@@ -398,8 +450,9 @@ fn witness_tree<Tree: 'static + MerkleTreeTrait>(
 }
 
 /// Verifies a C2 proof with filecoin-proofs' own verifier (`verify_seal`),
-/// reading the verifying key from `param_dir` (see [`use_param_dir`]).
-/// `Ok(false)` is a proof that does not verify; malformed input is an error.
+/// reading the verifying key from `param_dir` (see [`use_param_dir`]), and
+/// for non-interactive PoRep the SRS ([`locate_srs`]). `Ok(false)` is a
+/// proof that does not verify; malformed input is an error.
 pub fn verify_c2(
     kind: &SealProofKind,
     public: &C1Public,
@@ -411,6 +464,19 @@ pub fn verify_c2(
     public.check_nonzero()?;
     let config = kind.porep_config()?;
     use_param_dir(param_dir)?;
+    if kind.aggregated() {
+        locate_srs(param_dir)?;
+        // An aggregate's length depends on the proof count; bytes that do
+        // not decode are a proof that does not verify, as below.
+        type Aggregate = bellperson::groth16::aggregate::AggregateProof<blstrs::Bls12>;
+        if Aggregate::read(std::io::Cursor::new(proof)).is_err() {
+            return Ok(false);
+        }
+        return with_tree!(
+            kind.sector_size,
+            verify_tree(&config, public, prover_id, sector_id, proof)
+        );
+    }
     let want = usize::from(config.partitions) * cuzk_groth16::PROOF_BYTES;
     if proof.len() != want {
         return Err(FilecoinError::Groth16(
@@ -436,8 +502,11 @@ fn verify_tree<Tree: 'static + MerkleTreeTrait>(
 ) -> Result<bool> {
     // filecoin-proofs reports proof bytes that do not decode to points as
     // an error; for a caller that is simply a proof that does not verify.
-    // Decoding first keeps every other error (e.g. an unreadable key) an error.
-    if Proof::many_from_bytes(proof).is_err() {
+    // Decoding first keeps every other error (e.g. an unreadable key) an
+    // error. (An aggregate was decoded by the caller.)
+    if !config.feature_enabled(ApiFeature::NonInteractivePoRep)
+        && Proof::many_from_bytes(proof).is_err()
+    {
         return Ok(false);
     }
     filecoin_proofs::verify_seal::<Tree>(

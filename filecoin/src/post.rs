@@ -19,15 +19,17 @@ pub use kind::{PostProofKind, PostType, PostVersion, WINDOW_POST_PRIORITY, WINNI
 pub use vanilla::{prepare, Prepared};
 
 use crate::error::{proofs, FilecoinError, Result};
-use crate::job::{circuit_job, run_job, ProofJob, ProofOutput};
+use crate::job::{circuit_job_of, run_job, ProofJob, ProofOutput, Synthesis};
 use crate::params::{locate, use_param_dir};
 use crate::with_tree;
 use cuzk_field::Fr;
 use cuzk_groth16::Proof;
 use cuzk_scheduler::Engine;
+use cuzk_synth::compiled::CompiledR1cs;
 use filecoin_proofs::{PoStConfig, PoStType, PublicReplicaInfo};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use storage_proofs_core::{
     compound_proof::CompoundProof, merkle::MerkleTreeTrait, sector::SectorId,
 };
@@ -69,11 +71,20 @@ pub struct PostInput {
 /// Builds the job of a PoSt without proving it. With `checks`, every
 /// synthesized partition is checked on its worker: every constraint
 /// satisfied, public inputs equal to the verifier's.
-/// The vanilla proofs are verified first in every case.
-pub fn post_job(input: &PostInput, param_dir: &Path, checks: bool) -> Result<ProofJob> {
+/// The vanilla proofs are verified first in every case. With `r1cs` (the
+/// proof type's recorded circuit, [`crate::compiled::R1csCache::post`]),
+/// partitions are synthesized witness-only, their sectors on all cores,
+/// and the backend computes a, b, c from the record; else by the classic
+/// synthesis. Both give the same proofs.
+pub fn post_job(
+    input: &PostInput,
+    param_dir: &Path,
+    checks: bool,
+    r1cs: Option<&Arc<CompiledR1cs>>,
+) -> Result<ProofJob> {
     with_tree!(
         input.kind.sector_size,
-        job_tree(input, param_dir, true, checks)
+        job_tree(input, param_dir, true, checks, r1cs)
     )
 }
 
@@ -81,10 +92,14 @@ pub fn post_job(input: &PostInput, param_dir: &Path, checks: bool) -> Result<Pro
 /// (`cuzk_filecoin_tools::bench_vanilla`) are shape-checked, not verified, and
 /// nothing is checked after synthesis; the proofs cannot verify (run
 /// with the engine's self-check off).
-pub fn post_bench_job(input: &PostInput, param_dir: &Path) -> Result<ProofJob> {
+pub fn post_bench_job(
+    input: &PostInput,
+    param_dir: &Path,
+    r1cs: Option<&Arc<CompiledR1cs>>,
+) -> Result<ProofJob> {
     with_tree!(
         input.kind.sector_size,
-        job_tree(input, param_dir, false, false)
+        job_tree(input, param_dir, false, false, r1cs)
     )
 }
 
@@ -93,10 +108,18 @@ fn job_tree<Tree: 'static + MerkleTreeTrait>(
     param_dir: &Path,
     verify: bool,
     checks: bool,
+    r1cs: Option<&Arc<CompiledR1cs>>,
 ) -> Result<ProofJob> {
     let params_path = locate(param_dir, input.kind)?;
     let (circuits, inputs) = prepare::<Tree>(input, verify)?;
-    circuit_job(params_path, circuits, inputs, checks, None)
+    circuit_job_of(
+        params_path,
+        circuits,
+        inputs,
+        checks,
+        r1cs,
+        Synthesis::Parallel,
+    )
 }
 
 /// Knobs of [`prove_post`].
@@ -111,16 +134,20 @@ pub struct PostOptions<'a> {
     pub check_satisfied: bool,
     /// Job priority; `None`: the kind's ([`PostProofKind::priority`]).
     pub priority: Option<i32>,
+    /// The proof type's recorded circuit ([`post_job`]); `None`: classic
+    /// synthesis.
+    pub r1cs: Option<Arc<CompiledR1cs>>,
 }
 
 impl<'a> PostOptions<'a> {
-    /// Defaults: checks on, the kind's priority.
+    /// Defaults: checks on, the kind's priority, classic synthesis.
     pub fn new(param_dir: PathBuf, engine: &'a Engine) -> Self {
         Self {
             param_dir,
             engine,
             check_satisfied: true,
             priority: None,
+            r1cs: None,
         }
     }
 }
@@ -129,7 +156,12 @@ impl<'a> PostOptions<'a> {
 /// the engine self-checks every partition proof against the public
 /// inputs filecoin-proofs' verifier derives.
 pub fn prove_post(input: &PostInput, opts: &PostOptions<'_>) -> Result<ProofOutput> {
-    let job = post_job(input, &opts.param_dir, opts.check_satisfied)?;
+    let job = post_job(
+        input,
+        &opts.param_dir,
+        opts.check_satisfied,
+        opts.r1cs.as_ref(),
+    )?;
     run_job(
         opts.engine,
         job,

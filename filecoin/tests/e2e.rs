@@ -1,6 +1,7 @@
 //! End to end against filecoin-proofs: a sealed 2 KiB sector's C1 output →
 //! cuzk C2 → filecoin-proofs' `verify_seal` accepts; one flipped byte is
-//! rejected. Ignored by default: the first run on a machine generates the
+//! rejected; the same for a non-interactive PoRep sector's aggregate.
+//! Ignored by default: the first run on a machine generates the
 //! 2 KiB parameters (~15 min, ~5 GB of memory, 1.1 GB on disk, cached in
 //! ~/.cache/cuzk/filecoin). Run it with
 //! `cargo test --release -p cuzk-filecoin --test e2e -- --ignored`
@@ -106,4 +107,70 @@ fn c2_2kib_verifies_with_filecoin_proofs() {
         &td.dirs.params
     )
     .is_err());
+}
+
+/// Non-interactive PoRep (FIP-0092) at 2 KiB: a sector sealed with
+/// filecoin-proofs' NI configuration (13 partitions of the interactive
+/// circuit, the same parameter file) → cuzk's 13 partition proofs → their
+/// SnarkPack aggregate → filecoin-proofs' `verify_seal` accepts it;
+/// flipped bytes, another sector id and another ticket are rejected. The
+/// parameters come from cuzk's setup when none are cached, the SRS is a
+/// seeded TEST one.
+#[test]
+#[ignore = "generates 2 KiB Groth16 parameters on first run; cached afterwards"]
+fn ni_porep_2kib_aggregate_verifies_with_filecoin_proofs() {
+    let kind = SealProofKind::new(2048, SealVersion::V1_2NonInteractive).unwrap();
+    let td = testdata::ensure_testdata_with(&kind, testdata::ParamsGenerator::Cuzk).unwrap();
+    let c1 = testdata::read_c1(&td.sector).unwrap();
+    assert_eq!(c1.kind, kind);
+    let prover_id = td.sector.meta.prover_id_bytes().unwrap();
+    let sector_id = td.sector.meta.sector_id;
+    let engine = cuzk_scheduler::Engine::cpu().unwrap();
+    let verify = |proof: &[u8], sector_id: u64, public: &cuzk_filecoin::C1Public| {
+        verify_c2(&kind, public, prover_id, sector_id, proof, &td.dirs.params).unwrap()
+    };
+
+    // The partitions alone, then aggregated as seal_commit_phase2 does.
+    let job = cuzk_filecoin::porep::porep_job(&c1, &td.dirs.params, true, None).unwrap();
+    assert_eq!(job.inputs.len(), 13, "13 partitions at 2 KiB");
+    let out = prove_c2(&c1, &C2Options::new(td.dirs.params.clone(), &engine)).unwrap();
+    assert_eq!(out.partitions, 13);
+    assert_ne!(
+        out.proof.len(),
+        13 * 192,
+        "an aggregate, not the partition proofs"
+    );
+    assert!(verify(&out.proof, sector_id, &c1.public));
+
+    // The compiled path (the interactive kind's record: the same circuit)
+    // gives an aggregate that verifies too.
+    let rec = std::sync::Arc::new(
+        cuzk_filecoin::compiled::record_porep(
+            &SealProofKind::new(2048, SealVersion::V1_1).unwrap(),
+        )
+        .unwrap(),
+    );
+    let mut opts = C2Options::new(td.dirs.params.clone(), &engine);
+    opts.r1cs = Some(rec);
+    let compiled = prove_c2(&c1, &opts).unwrap();
+    assert!(verify(&compiled.proof, sector_id, &c1.public));
+
+    // Rejected: flipped bytes anywhere, another sector, another seed.
+    for pos in [0, 100, out.proof.len() / 2, out.proof.len() - 1] {
+        let mut bad = out.proof.clone();
+        bad[pos] ^= 0x01;
+        assert!(!verify(&bad, sector_id, &c1.public), "byte {pos}");
+    }
+    assert!(!verify(&out.proof, sector_id + 1, &c1.public));
+    let mut other = c1.public;
+    other.ticket[0] ^= 1;
+    assert!(!verify(&out.proof, sector_id, &other), "another ticket");
+    // NI-PoRep derives its challenges from comm_r, not from a seed: the
+    // seed is in neither the statement nor the aggregate's transcript.
+    let mut reseeded = c1.public;
+    reseeded.seed[0] ^= 1;
+    assert!(verify(&out.proof, sector_id, &reseeded));
+    // Partition proofs that are not 13 × 192 bytes are refused before any
+    // aggregation.
+    assert!(cuzk_filecoin::finish_c2(&c1, vec![0; 192], &td.dirs.params).is_err());
 }

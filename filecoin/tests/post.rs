@@ -15,7 +15,7 @@ use cuzk_filecoin::{
     PostProofKind, PostType, PostVersion, SealProofKind, SealVersion,
 };
 use cuzk_filecoin_tools::testdata::{self, PostTestSector, TestDirs, POST_PROVER_ID};
-use cuzk_scheduler::Engine;
+use cuzk_scheduler::{Engine, PartitionSource};
 use filecoin_proofs::{FallbackPoStSectorProof, SectorShape2KiB};
 use std::sync::{Mutex, OnceLock};
 
@@ -192,6 +192,58 @@ fn window_post_2kib_two_partitions_verify_with_filecoin_proofs() {
     assert_eq!(post_public_inputs(&last).unwrap(), whole[1..].to_vec());
 }
 
+/// The pre-compiled path: each PoSt kind recorded from the blank
+/// circuit's sequential branch, then witness-only synthesis whose sectors
+/// run in parallel (the extensible branch: two sectors per 2 KiB WindowPoSt
+/// partition are two sub-systems on two cores), equals the classic
+/// synthesis field for field in every partition, and its proofs verify
+/// with filecoin-proofs.
+#[test]
+fn post_2kib_compiled_equals_classic_and_verifies() {
+    let (dirs, sectors) = setup();
+    let engine = Engine::cpu().unwrap();
+    for kind in [window(), winning()] {
+        params(&kind);
+        let r = randomness(0x31);
+        let chosen: Vec<PostTestSector> = match kind.typ {
+            PostType::Window => sectors.clone(),
+            PostType::Winning => {
+                let picked =
+                    filecoin_proofs::generate_winning_post_sector_challenge::<SectorShape2KiB>(
+                        &kind.post_config(),
+                        &r,
+                        sectors.len() as u64,
+                        POST_PROVER_ID,
+                    )
+                    .unwrap();
+                vec![sectors[picked[0] as usize].clone()]
+            }
+        };
+        let vanilla = testdata::post_vanilla_proofs(&kind, &chosen, r, POST_PROVER_ID).unwrap();
+        let rec = std::sync::Arc::new(cuzk_filecoin::compiled::record_post(&kind).unwrap());
+        let job = |r1cs| post_job(&input(kind, r, vanilla.clone()), &dirs.params, true, r1cs);
+        let (classic, compiled) = (job(None).unwrap(), job(Some(&rec)).unwrap());
+        let n = classic.source.num_partitions();
+        assert_eq!(n, compiled.source.num_partitions());
+        for k in 0..n {
+            let want = classic.source.synthesize(k).unwrap();
+            let mut got = compiled.source.synthesize(k).unwrap();
+            assert!(got.a.is_empty(), "a compiled partition defers a, b, c");
+            got.evaluate_deferred().unwrap();
+            assert_eq!(rec.shape(), want.shape());
+            assert!(want == got, "{}: partition {k} differs", kind.api_name());
+        }
+        let mut opts = PostOptions::new(dirs.params.clone(), &engine);
+        opts.r1cs = Some(rec);
+        let out = prove_post(&input(kind, r, vanilla), &opts).unwrap();
+        assert!(
+            verify(&kind, r, &public(&chosen), &out.proof),
+            "{}",
+            kind.api_name()
+        );
+    }
+}
+
 fn decode(bytes: &[u8]) -> FallbackPoStSectorProof<SectorShape2KiB> {
     bincode::deserialize(bytes).unwrap()
 }
@@ -298,7 +350,7 @@ fn bad_vanilla_proofs_are_typed_errors() {
         "{e}"
     );
     // The job itself carries the right shape and priority for the engine.
-    let job = post_job(&input(win, win_r, wv), &dirs.params, true).unwrap();
+    let job = post_job(&input(win, win_r, wv), &dirs.params, true, None).unwrap();
     assert_eq!(job.inputs.len(), 1);
     assert_eq!(
         job.inputs[0].len() + 1,

@@ -50,6 +50,16 @@ pub trait PartitionSource: Send + Sync {
     fn record(&self) -> Option<Arc<CompiledR1cs>> {
         None
     }
+
+    /// Host bytes partition `index`'s synthesis uses beyond the assignment
+    /// it returns, all freed by the time it returns: the sub-systems of a
+    /// synthesis that runs independent parts in parallel and appends them
+    /// (bellpepper's `extend`). Reserved with the partition and released
+    /// when its synthesis ends.
+    fn synthesis_scratch_bytes(&self, index: usize) -> u64 {
+        let _ = index;
+        0
+    }
 }
 
 /// Bytes a partition of `shape` holds from the start of its synthesis to

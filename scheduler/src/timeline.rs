@@ -160,8 +160,8 @@ pub struct EngineStats {
     pub gpu_workers_busy: usize,
     /// GPU workers in all.
     pub gpu_workers: usize,
-    /// Per device: fraction of the uptime spent in the device region.
-    pub device_busy_fraction: Vec<f64>,
+    /// Per device: seconds spent in the device region since start.
+    pub device_busy_s: Vec<f64>,
     /// Bytes reserved from the memory budget now.
     pub memory_reserved: u64,
     /// Highest reservation seen.

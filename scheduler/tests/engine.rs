@@ -111,7 +111,10 @@ fn every_partition_proved_once_in_order_and_verified() {
     assert_eq!((s.partitions_done, s.jobs_done, s.jobs_failed), (20, 4, 0));
     assert_eq!((s.memory_reserved, s.memory_held), (srs(), 0));
     assert_eq!(s.memory_overcommit, 0);
-    assert_eq!(s.device_busy_fraction.len(), 2);
+    assert_eq!(s.device_busy_s.len(), 2);
+    for b in &s.device_busy_s {
+        assert!(*b > 0.0 && *b <= s.uptime_s, "{s:?}");
+    }
 
     let tl = e.take_timeline();
     for j in 0..jobs {
@@ -696,4 +699,75 @@ fn deferred_partitions_reserve_the_witness_only_when_every_backend_computes_abc_
         e.submit(job(7, 1)),
         Err(EngineError::BudgetTooSmall { .. })
     ));
+}
+
+/// A source whose synthesis needs `scratch` bytes beyond its result.
+struct WithScratch {
+    inner: Arc<dyn cuzk_scheduler::PartitionSource>,
+    scratch: u64,
+}
+
+impl cuzk_scheduler::PartitionSource for WithScratch {
+    fn num_partitions(&self) -> usize {
+        self.inner.num_partitions()
+    }
+    fn shape(&self, index: usize) -> Result<cuzk_synth::Shape, cuzk_scheduler::SourceError> {
+        self.inner.shape(index)
+    }
+    fn synthesize(
+        &self,
+        index: usize,
+    ) -> Result<cuzk_synth::ProvingAssignment, cuzk_scheduler::SourceError> {
+        self.inner.synthesize(index)
+    }
+    fn synthesis_scratch_bytes(&self, _index: usize) -> u64 {
+        self.scratch
+    }
+}
+
+#[test]
+fn synthesis_scratch_is_reserved_then_released_when_synthesis_ends() {
+    let per = estimate_partition_bytes(&shape(), false);
+    let scratch = 3 * per;
+    let spec = |seed| {
+        JobSpec::new(
+            "tiny",
+            Arc::new(WithScratch {
+                inner: source(seed, 3, Inject::None),
+                scratch,
+            }),
+        )
+    };
+    // The scratch counts at admission.
+    let e = engine(
+        EngineOptions::small(1, 1, per + scratch - 1 + srs()),
+        Arc::new(TestBackend::default()),
+    );
+    match e.submit(spec(1)) {
+        Err(EngineError::BudgetTooSmall { need, .. }) => assert_eq!(need, per + scratch),
+        other => panic!("expected BudgetTooSmall, got {other:?}"),
+    }
+    // Room for one partition with its scratch, or for two without: the
+    // second synthesis may start while the first waits for the device,
+    // only once the first one's scratch is back.
+    let budget = 2 * per + scratch + srs();
+    let e = engine(
+        EngineOptions::small(2, 1, budget),
+        Arc::new(TestBackend::default()),
+    );
+    for seed in 1..=2 {
+        e.submit(spec(seed)).unwrap().wait().unwrap();
+    }
+    quiesce(&e);
+    let s = e.stats();
+    assert!(s.memory_peak <= budget, "{s:?}");
+    assert!(s.memory_peak >= per + scratch + srs(), "{s:?}");
+    assert_eq!(s.memory_reserved, srs(), "everything released: {s:?}");
+    for ev in e
+        .timeline()
+        .iter()
+        .filter(|x| x.kind == EventKind::SynthStart)
+    {
+        assert_eq!(ev.bytes, Some(per + scratch));
+    }
 }

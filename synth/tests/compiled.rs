@@ -376,3 +376,174 @@ fn deferred_assignment_reports_an_unsatisfied_row() {
     ));
     assert!(d.deferred.is_some(), "a failed evaluation keeps the record");
 }
+
+/// Independent parts with storage-proofs-post's two branches: sequential
+/// under a system that is not extensible (the recorder), else each group
+/// of parts in a fresh system on the rayon pool, with a stand-in ONE as
+/// its first input, appended in order by `extend` (the classic prover and
+/// the witness-only system). `reverse` appends the groups backwards: the
+/// same counts, another layout.
+struct Parts {
+    seeds: Vec<u64>,
+    group: usize,
+    reverse: bool,
+}
+
+fn part<CS: ConstraintSystem<Fr>>(cs: &mut CS, seed: u64) -> Result<(), SynthesisError> {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let x0 = awkward(&mut rng);
+    // A public input per part, as a PoSt sector inputizes its comm_r.
+    let pubx = cs.alloc_input(|| "comm", || Ok(x0))?;
+    let mut prev = cs.alloc(|| "x", || Ok(x0))?;
+    let mut v = x0;
+    cs.enforce(
+        || "pub",
+        |lc| lc + pubx,
+        |lc| lc + CS::one(),
+        |lc| lc + prev,
+    );
+    for i in 0..(5 + seed % 7) {
+        let k = Fr::from(i + 2);
+        let next = v * v + k;
+        let n = cs.alloc(|| "n", || Ok(next))?;
+        cs.enforce(
+            || "sq",
+            |lc| lc + prev,
+            |lc| lc + prev,
+            |lc| lc + n - (k, CS::one()),
+        );
+        prev = n;
+        v = next;
+    }
+    Ok(())
+}
+
+impl Circuit<Fr> for Parts {
+    fn synthesize<CS: ConstraintSystem<Fr>>(self, cs: &mut CS) -> Result<(), SynthesisError> {
+        use rayon::prelude::*;
+        if !CS::is_extensible() {
+            for &s in &self.seeds {
+                part(cs, s)?;
+            }
+            return Ok(());
+        }
+        let mut css = self
+            .seeds
+            .par_chunks(self.group)
+            .map(|g| {
+                let mut cs = CS::new();
+                cs.alloc_input(|| "temp ONE", || Ok(Fr::ONE))?;
+                for &s in g {
+                    part(&mut cs, s)?;
+                }
+                Ok(cs)
+            })
+            .collect::<Result<Vec<_>, SynthesisError>>()?;
+        if self.reverse {
+            css.reverse();
+        }
+        for sub in &css {
+            cs.extend(sub);
+        }
+        Ok(())
+    }
+}
+
+#[test]
+fn parts_synthesized_in_parallel_match_the_sequential_record() {
+    let seeds = |n: u64, base: u64| (0..n).map(|i| base + i).collect::<Vec<_>>();
+    let rec = CompiledR1cs::record(Parts {
+        seeds: seeds(9, 0),
+        group: 9,
+        reverse: false,
+    })
+    .unwrap();
+    assert_eq!(rec.shape().num_inputs, 10);
+    for group in [1, 2, 4, 9] {
+        // Other values, the same structure: a part's length follows its
+        // seed mod 7, and 7000 + i ≡ i.
+        let circuit = || Parts {
+            seeds: seeds(9, 7000),
+            group,
+            reverse: false,
+        };
+        let classic = synthesize(circuit()).unwrap();
+        let new = rec.synthesize(circuit()).unwrap();
+        assert_same(&classic, &new, &format!("groups of {group}"));
+        assert_eq!(new.first_unsatisfied(), None);
+        // The witness equals the sequential system's value for value.
+        let w = rec.witness(circuit()).unwrap();
+        let seq = synthesize_witness(Sequential(circuit()), Witness::default()).unwrap();
+        assert_eq!(w.input_assignment, seq.input_assignment);
+        assert_eq!(&w.aux_assignment[..], &seq.aux_assignment[..]);
+        assert_eq!(w.trace_hash(), seq.trace_hash());
+        assert_eq!(w.trace_hash(), rec.key().trace_hash);
+    }
+    // The groups appended out of order: refused, never evaluated.
+    match rec.synthesize(Parts {
+        seeds: seeds(9, 7000),
+        group: 2,
+        reverse: true,
+    }) {
+        Err(CompiledError::TraceMismatch { .. }) => {}
+        other => panic!("expected TraceMismatch, got {other:?}"),
+    }
+}
+
+/// Runs a circuit under a wrapper system that is not extensible, so it
+/// takes its sequential branch even in the witness-only system.
+struct Sequential<C>(C);
+
+impl<C: Circuit<Fr>> Circuit<Fr> for Sequential<C> {
+    fn synthesize<CS: ConstraintSystem<Fr>>(self, cs: &mut CS) -> Result<(), SynthesisError> {
+        self.0.synthesize(&mut NotExtensible(cs))
+    }
+}
+
+struct NotExtensible<'a, CS>(&'a mut CS);
+
+impl<'a, CS: ConstraintSystem<Fr>> ConstraintSystem<Fr> for NotExtensible<'a, CS> {
+    type Root = Self;
+
+    fn alloc<F, A, AR>(&mut self, a: A, f: F) -> Result<Variable, SynthesisError>
+    where
+        F: FnOnce() -> Result<Fr, SynthesisError>,
+        A: FnOnce() -> AR,
+        AR: Into<String>,
+    {
+        self.0.alloc(a, f)
+    }
+
+    fn alloc_input<F, A, AR>(&mut self, a: A, f: F) -> Result<Variable, SynthesisError>
+    where
+        F: FnOnce() -> Result<Fr, SynthesisError>,
+        A: FnOnce() -> AR,
+        AR: Into<String>,
+    {
+        self.0.alloc_input(a, f)
+    }
+
+    fn enforce<A, AR, LA, LB, LC>(&mut self, a: A, la: LA, lb: LB, lc: LC)
+    where
+        A: FnOnce() -> AR,
+        AR: Into<String>,
+        LA: FnOnce(LinearCombination<Fr>) -> LinearCombination<Fr>,
+        LB: FnOnce(LinearCombination<Fr>) -> LinearCombination<Fr>,
+        LC: FnOnce(LinearCombination<Fr>) -> LinearCombination<Fr>,
+    {
+        self.0.enforce(a, la, lb, lc)
+    }
+
+    fn push_namespace<NR, N>(&mut self, _: N)
+    where
+        NR: Into<String>,
+        N: FnOnce() -> NR,
+    {
+    }
+
+    fn pop_namespace(&mut self) {}
+
+    fn get_root(&mut self) -> &mut Self::Root {
+        self
+    }
+}

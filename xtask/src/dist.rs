@@ -23,20 +23,11 @@
 //! any warning about the unit. Without `systemd-analyze` that step is
 //! skipped with a line saying so.
 //!
-//! CUDA architectures of `--cuda`: the build runs with
-//! `CUZK_CUDA_ARCHS=`[`CUDA_ARCHS`], which cuzk-cuda-build reads as the SASS
-//! targets of every kernel library built with its default list: the NTT
-//! (ntt/build.rs), the sparse matrix-vector products (spmv/build.rs) and
-//! the runtime shim (gpu/build.rs). PTX is always compute_90 in addition;
-//! the variable names SASS targets only (it parses numbers after an
-//! optional `sm_`), so it cannot ask for PTX. msm/build.rs pins its MSM
-//! kernels to `with_archs(&[90])`: they are sm_90 SASS plus compute_90 PTX,
-//! which the driver JIT-compiles on sm_120 but which sm_80, sm_86 and
-//! sm_89 cannot run. A `--cuda` tarball therefore proves on Hopper
-//! (sm_90) and Blackwell (sm_120, MSM by JIT) today. Covering sm_8x needs
-//! msm/build.rs to drop the pin (then it follows `CUZK_CUDA_ARCHS`) and
-//! cuzk-cuda-build to emit PTX for the lowest listed architecture rather
-//! than compute_90.
+//! CUDA architectures of `--cuda`: cuzk-cuda-build's
+//! `RELEASE_ARCHS` for every kernel library (SASS for sm_80, 86, 89, 90 and
+//! 120, PTX of sm_80 for newer cards), whatever `CUZK_CUDA_ARCHS` says in
+//! the caller's environment: a release runs on every card a provider
+//! proves on.
 
 use std::collections::BTreeSet;
 use std::fs;
@@ -48,10 +39,6 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context, Result};
-
-/// SASS targets of a `--cuda` build (see the module docs for what reaches
-/// the MSM kernels).
-pub(crate) const CUDA_ARCHS: &str = "80,86,89,90,120";
 
 /// Every file of the tarball, relative to its top folder.
 pub(crate) const ENTRIES: [&str; 6] = [
@@ -93,8 +80,8 @@ impl Profile {
 
 #[derive(Debug, clap::Args)]
 pub(crate) struct DistArgs {
-    /// Build with `--features cuda` (SASS for sm_80,86,89,90,120 where the
-    /// build scripts allow it; needs nvcc: `cargo xtask cuda`).
+    /// Build with `--features cuda` (SASS for sm_80, 86, 89, 90, 120; needs
+    /// nvcc: `cargo xtask cuda`).
     #[arg(long)]
     cuda: bool,
     /// Cargo profile of the binary.
@@ -132,10 +119,10 @@ pub(crate) fn run(args: DistArgs) -> Result<()> {
             .map_err(|e| anyhow::anyhow!("{e}"))
             .context("--cuda needs nvcc")?;
         build.args(["--features", "cuda"]);
-        build.env("CUZK_CUDA_ARCHS", CUDA_ARCHS);
+        build.env_remove("CUZK_CUDA_ARCHS");
         eprintln!(
-            "xtask dist: CUZK_CUDA_ARCHS={CUDA_ARCHS}; the MSM kernels stay sm_90 \
-             + compute_90 PTX (msm/build.rs)"
+            "xtask dist: CUDA kernels for sm_{:?} (cuzk-cuda-build RELEASE_ARCHS)",
+            cuzk_cuda_build::RELEASE_ARCHS
         );
     }
     run_ok(&mut build, "cargo build -p cuzk")?;

@@ -29,13 +29,22 @@ pub struct FilecoinBenchArgs {
     /// Seed of the first random input (proof j uses seed + j).
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
-    /// PoRep and SnapDeals; PoSt circuits are always synthesized
-    /// classically (a WindowPoSt partition synthesizes its sectors in
-    /// parallel).
     #[command(flatten)]
     pub synthesis: super::porep::SynthesisArgs,
     #[command(flatten)]
     pub engine: EngineArgs,
+}
+
+/// `cuzk bench porep`.
+#[derive(clap::Args, Debug)]
+pub struct PorepBenchArgs {
+    #[command(flatten)]
+    pub bench: FilecoinBenchArgs,
+    /// Non-interactive PoRep: 126 partitions per 32 GiB sector (the
+    /// interactive circuit and parameters); the SnarkPack aggregate is not
+    /// made, as the random inputs' proofs cannot verify.
+    #[arg(long)]
+    pub ni: bool,
 }
 
 /// `cuzk bench winning-post|window-post|snap`.
@@ -66,11 +75,17 @@ fn filecoin_bench_engine(a: &FilecoinBenchArgs) -> Result<(Engine, PathBuf)> {
 }
 
 /// `cuzk bench porep`.
-pub fn run_porep(ctx: &Ctx, a: FilecoinBenchArgs) -> Result<()> {
+pub fn run_porep(ctx: &Ctx, p: PorepBenchArgs) -> Result<()> {
+    let a = &p.bench;
     let e = &a.engine;
-    let (engine, dir) = filecoin_bench_engine(&a)?;
+    let (engine, dir) = filecoin_bench_engine(a)?;
     let size = cuzk_filecoin::parse_size(&a.sector_size)?;
-    let kind = cuzk_filecoin::SealProofKind::new(size, cuzk_filecoin::SealVersion::V1_1)?;
+    let version = if p.ni {
+        cuzk_filecoin::SealVersion::V1_2NonInteractive
+    } else {
+        cuzk_filecoin::SealVersion::V1_1
+    };
+    let kind = cuzk_filecoin::SealProofKind::new(size, version)?;
     // The recorded circuit and the jobs (random C1s) are ready before the
     // clock starts.
     cuzk_filecoin::locate(&dir, kind)?;
@@ -93,7 +108,7 @@ pub fn run_porep(ctx: &Ctx, a: FilecoinBenchArgs) -> Result<()> {
         ctx,
         &engine,
         jobs,
-        format!("porep-{}", a.sector_size),
+        format!("{}porep-{}", if p.ni { "ni-" } else { "" }, a.sector_size),
         e.timeline.as_deref(),
         "random C1 outputs",
     )
@@ -160,31 +175,32 @@ pub fn run(ctx: &Ctx, what: Bench, v: VanillaBenchArgs) -> Result<()> {
     // The record (loaded, or made on first use: about one classic
     // synthesis of a partition) and the inputs are ready before the clock
     // starts.
-    let r1cs = match what {
-        Bench::Snap => {
-            super::porep::Recorded::new(&a.synthesis).snap(&SnapProofKind::new(size)?, &engine)?
-        }
-        Bench::Post(_) => None,
+    let recorded = super::porep::Recorded::new(&a.synthesis);
+    let post_kind = |typ| {
+        let version = match typ {
+            PostType::Winning => PostVersion::V1,
+            PostType::Window => PostVersion::V1_2,
+        };
+        PostProofKind::new(typ, size, version)
     };
-    ctx.say(match (what, &r1cs) {
-        (Bench::Post(_), _) => "synthesis: classic (PoSt circuits are not recorded)",
-        (Bench::Snap, Some(_)) => "synthesis: compiled",
-        (Bench::Snap, None) => "synthesis: classic",
+    let r1cs = match what {
+        Bench::Snap => recorded.snap(&SnapProofKind::new(size)?, &engine)?,
+        Bench::Post(typ) => recorded.post(&post_kind(typ)?, &engine)?,
+    };
+    ctx.say(match &r1cs {
+        Some(_) => "synthesis: compiled",
+        None => "synthesis: classic",
     });
     let sp = ctx.spinner("building random vanilla proofs");
     let (label, jobs) = match what {
         Bench::Post(typ) => {
-            let version = match typ {
-                PostType::Winning => PostVersion::V1,
-                PostType::Window => PostVersion::V1_2,
-            };
-            let kind = PostProofKind::new(typ, size, version)?;
+            let kind = post_kind(typ)?;
             let sectors = v.sectors.unwrap_or_else(|| kind.sectors_per_partition());
             crate::cmd::limits::check_count("--sectors", sectors, 1 << 20)?;
             let jobs = (0..e.jobs)
                 .map(|j| {
                     let input = random_post(&kind, sectors, a.seed + j as u64)?;
-                    cuzk_filecoin::post::post_bench_job(&input, &dir)
+                    cuzk_filecoin::post::post_bench_job(&input, &dir, r1cs.as_ref())
                 })
                 .collect::<cuzk_filecoin::Result<Vec<_>>>()?;
             (kind.api_name(), jobs)

@@ -2,7 +2,7 @@
 //! `testdata` and `bench` of `porep`, `winning-post`, `window-post` and
 //! `snap`, over `cuzk-filecoin` and `cuzk-filecoin-tools`.
 
-use super::bench_filecoin::{self, Bench, FilecoinBenchArgs, VanillaBenchArgs};
+use super::bench_filecoin::{self, Bench, PorepBenchArgs, VanillaBenchArgs};
 use super::{porep, post, snap};
 use crate::output::Ctx;
 use anyhow::Result;
@@ -68,7 +68,7 @@ impl EngineArgs {
 #[derive(Subcommand, Debug)]
 pub enum BenchSub {
     /// PoRep C2 jobs from shape-correct random C1 outputs (self-check off).
-    Porep(FilecoinBenchArgs),
+    Porep(PorepBenchArgs),
     /// WinningPoSt jobs from shape-correct random vanilla proofs (self-check off).
     WinningPost(VanillaBenchArgs),
     /// WindowPoSt jobs (one partition by default) from shape-correct random vanilla proofs (self-check off).

@@ -10,8 +10,8 @@ use cuzk_filecoin::c1::{
     format_size, parse_c1, parse_prover_id, parse_size, C1Output, SealProofKind, SealVersion,
 };
 use cuzk_filecoin::compiled::{default_r1cs_dir, R1csCache, R1csReport};
-use cuzk_filecoin::porep::{porep_job, verify_c2};
-use cuzk_filecoin::{FilecoinError, ProofKind, Result, SnapProofKind};
+use cuzk_filecoin::porep::{finish_c2, porep_job, verify_c2};
+use cuzk_filecoin::{FilecoinError, PostProofKind, ProofKind, Result, SnapProofKind};
 use cuzk_filecoin_tools::testdata;
 use cuzk_scheduler::params::ParamFiles;
 use cuzk_scheduler::{Engine, JobHandle, JobSpec};
@@ -30,7 +30,7 @@ pub enum SynthesisChoice {
     Classic,
 }
 
-/// The synthesis flags `prove porep|snap` and `bench porep|snap` share.
+/// The synthesis flags `prove` and `bench` share for every Filecoin proof.
 #[derive(Args, Debug, Clone)]
 pub struct SynthesisArgs {
     /// Synthesis path; both give the same proofs.
@@ -62,6 +62,14 @@ impl Recorded {
         self.0
             .as_ref()
             .map(|c| c.porep(kind, Some(engine)).map(said))
+            .transpose()
+    }
+
+    /// [`Recorded::get`] for a WinningPoSt or WindowPoSt proof type.
+    pub fn post(&self, kind: &PostProofKind, engine: &Engine) -> Result<Option<Arc<CompiledR1cs>>> {
+        self.0
+            .as_ref()
+            .map(|c| c.post(kind, Some(engine)).map(said))
             .transpose()
     }
 
@@ -171,6 +179,12 @@ pub struct TestdataPorepArgs {
     /// (`--generator cuzk-gpu`; ~47 GB for 32 GiB).
     #[arg(long)]
     pub params_only: bool,
+    /// Non-interactive PoRep (StackedDrg…V1_2_Feat_NonInteractivePoRep):
+    /// the sector is sealed for it, and a TEST SnarkPack SRS (seeded, not
+    /// for production) is written beside the parameters, which are the
+    /// interactive ones.
+    #[arg(long)]
+    pub ni: bool,
 }
 
 /// How `cuzk testdata winning-post|window-post|snap` makes what is missing.
@@ -322,8 +336,12 @@ pub fn run_prove(
         let submit = || -> Result<Sector> {
             let c1 = read_c1(path, args.sector.sector_size.as_deref())?;
             let sector = sector_id(args.sector.sector_id, &c1)?;
-            // Missing parameters are reported before a first recording.
+            // Missing parameters (and a non-interactive PoRep's SRS) are
+            // reported before a first recording.
             cuzk_filecoin::locate(&param_dir, c1.kind)?;
+            if c1.kind.aggregated() {
+                cuzk_filecoin::locate_srs(&param_dir)?;
+            }
             let r1cs = recorded.get(&c1.kind, engine)?;
             let job = porep_job(&c1, &param_dir, true, r1cs.as_ref())?;
             let t0 = Instant::now();
@@ -367,7 +385,7 @@ pub fn run_prove(
     for s in sectors {
         let finish = || -> Result<()> {
             let out = s.handle.wait()?;
-            let proof = out.proof_bytes();
+            let proof = finish_c2(&s.c1, out.proof_bytes(), &param_dir)?;
             if !args.no_verify
                 && !verify_c2(
                     &s.c1.kind,
@@ -510,9 +528,22 @@ pub fn run_testdata(args: &TestdataPorepArgs) -> Result<()> {
             format_size(size)
         )));
     }
-    let kind = SealProofKind::new(size, SealVersion::V1_1)?;
+    let version = if args.ni {
+        SealVersion::V1_2NonInteractive
+    } else {
+        SealVersion::V1_1
+    };
+    let kind = SealProofKind::new(size, version)?;
     let root = args.dir.clone().unwrap_or_else(testdata::testdata_root);
     let dirs = testdata::init_env(&root)?;
+    if kind.aggregated() {
+        let (srs, made) = testdata::ensure_srs(&dirs)?;
+        println!(
+            "srs     {} ({}; TEST: its secrets are known)",
+            srs.display(),
+            if made { "generated" } else { "cached" }
+        );
+    }
     eprintln!(
         "parameters for {} (generated once per machine; 2KiB takes ~15 min)...",
         kind.api_name()

@@ -193,6 +193,7 @@ fn bad_input_is_a_typed_error() {
         reseal: false,
         generator: GeneratorChoice::Cuzk,
         params_only: false,
+        ni: false,
     };
     assert!(matches!(
         run_testdata(&t),

@@ -52,6 +52,8 @@ pub struct ProvePostArgs {
     /// Where to write the proof (raw bytes, 192 per partition).
     #[arg(long, value_name = "FILE")]
     pub out: PathBuf,
+    #[command(flatten)]
+    pub synthesis: super::porep::SynthesisArgs,
 }
 
 /// `cuzk verify winning-post|window-post`.
@@ -158,7 +160,8 @@ pub fn run_prove(
     // Before anything in filecoin-proofs reads its settings: the verifier
     // below reads the key from this directory.
     cuzk_filecoin::use_param_dir(&param_dir)?;
-    let job = post_job(&input, &param_dir, true)?;
+    let r1cs = super::porep::Recorded::new(&args.synthesis).post(&input.kind, engine)?;
+    let job = post_job(&input, &param_dir, true, r1cs.as_ref())?;
     let out = run_job(engine, job, input.kind.priority())?;
     let proof = out.proof;
     let checked = if input.partition.is_some() {

@@ -123,8 +123,12 @@ impl EngineHost {
         Ok(match input {
             ProofInput::Porep { c1, .. } => {
                 let map = |e| map("POREP_SEAL_COMMIT", e);
-                // Missing parameters are reported before a first recording.
+                // Missing parameters (and a non-interactive PoRep's SRS)
+                // are reported before a first recording.
                 cuzk_filecoin::locate(dir, c1.kind).map_err(map)?;
+                if c1.kind.aggregated() {
+                    cuzk_filecoin::locate_srs(dir).map_err(map)?;
+                }
                 let r1cs =
                     record_ready(self.r1cs.porep(&c1.kind, Some(&self.engine)).map_err(map)?);
                 cuzk_filecoin::porep::porep_job(c1, dir, false, Some(&r1cs))
@@ -136,8 +140,15 @@ impl EngineHost {
                     PostType::Winning => "WINNING_POST",
                     PostType::Window => "WINDOW_POST_PARTITION",
                 };
-                cuzk_filecoin::post::post_job(input, dir, false)
-                    .map_err(|e| map(what, e))?
+                let map = |e| map(what, e);
+                cuzk_filecoin::locate(dir, input.kind).map_err(map)?;
+                let r1cs = record_ready(
+                    self.r1cs
+                        .post(&input.kind, Some(&self.engine))
+                        .map_err(map)?,
+                );
+                cuzk_filecoin::post::post_job(input, dir, false, Some(&r1cs))
+                    .map_err(map)?
                     .source
             }
             ProofInput::Snap { input, .. } => {

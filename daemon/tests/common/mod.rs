@@ -236,7 +236,7 @@ impl Harness {
         let t0 = Instant::now();
         loop {
             let text = self.metrics().await;
-            let get = |w: &str| metric(&text, &format!("cuzk_memory_bytes{{what=\"{w}\"}}"));
+            let get = |w: &str| metric(&text, &format!("cuzk_memory_{w}_bytes"));
             if get("reserved").is_some()
                 && get("reserved") == get("srs")
                 && get("held") == Some(0.0)

@@ -251,10 +251,10 @@ def test_status_and_metrics(daemon):
     assert any(x.circuit_id == "bench-k10" and x.size_bytes > 0 for x in s.loaded_srs)
     text = daemon.stub.GetMetrics(pb.GetMetricsRequest()).prometheus_text
     assert "cuzk_proofs_completed_total" in text
-    assert 'cuzk_proof_duration_seconds_bucket{kind="CUZK_BENCH_CIRCUIT"' in text
+    assert 'cuzk_proof_duration_seconds_bucket{proof_kind="bench_circuit"' in text
     code, ctype, body = daemon.http_get("/metrics")
     assert code == 200 and ctype.startswith("text/plain")
-    assert "cuzk_memory_bytes" in body
+    assert "cuzk_memory_budget_bytes" in body
     code, ctype, body = daemon.http_get("/status")
     assert code == 200 and ctype == "application/json"
     st = json.loads(body)

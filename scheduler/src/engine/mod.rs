@@ -133,6 +133,9 @@ struct Job {
     bytes: Vec<u64>,
     /// Synthesized size per partition as the shape predicts.
     proving_bytes: Vec<u64>,
+    /// The part of `bytes` released when synthesis ends
+    /// ([`PartitionSource::synthesis_scratch_bytes`]).
+    scratch_bytes: Vec<u64>,
     next: usize,
     in_synth: usize,
     done: Vec<Option<Done>>,
@@ -170,6 +173,7 @@ struct SynthTask {
     index: usize,
     bytes: u64,
     proving_bytes: u64,
+    scratch_bytes: u64,
     source: Arc<dyn PartitionSource>,
 }
 

@@ -30,6 +30,7 @@ impl Inner {
             .saturating_sub(self.state.lock().srs_bytes);
         let mut bytes = Vec::with_capacity(n);
         let mut proving = Vec::with_capacity(n);
+        let mut scratch = Vec::with_capacity(n);
         let abc_on_device = spec
             .source
             .record()
@@ -51,7 +52,8 @@ impl Inner {
                     ),
                 });
             }
-            let need = estimate_partition_bytes(&shape, abc_on_device);
+            let extra = spec.source.synthesis_scratch_bytes(index);
+            let need = estimate_partition_bytes(&shape, abc_on_device).saturating_add(extra);
             if need > room {
                 return Err(EngineError::BudgetTooSmall {
                     index,
@@ -60,6 +62,7 @@ impl Inner {
                 });
             }
             bytes.push(need);
+            scratch.push(extra);
             proving.push(if abc_on_device {
                 shape.witness_bytes()
             } else {
@@ -92,6 +95,7 @@ impl Inner {
                 source: spec.source,
                 bytes,
                 proving_bytes: proving,
+                scratch_bytes: scratch,
                 next: 0,
                 in_synth: 0,
                 done: (0..n).map(|_| None).collect(),
@@ -164,6 +168,7 @@ impl Inner {
             index,
             bytes: need,
             proving_bytes: j.proving_bytes[index],
+            scratch_bytes: j.scratch_bytes[index],
             source: j.source.clone(),
         };
         st.reserve(need);
@@ -240,7 +245,9 @@ impl Inner {
             match (res, alive) {
                 (Ok(pa), Some((circuit, rs, self_check))) => {
                     let held = pa.memory_bytes() as u64;
-                    let mut reserved = task.bytes;
+                    // The synthesis' scratch is free again.
+                    st.release(task.scratch_bytes);
+                    let mut reserved = task.bytes - task.scratch_bytes;
                     if held > task.proving_bytes {
                         // The shape under-predicted the allocation: account
                         // for the truth (and record it) rather than pretend.
@@ -588,7 +595,6 @@ impl Inner {
     pub(super) fn stats(&self) -> EngineStats {
         let st = self.state.lock();
         let uptime = self.epoch.elapsed();
-        let up = uptime.as_secs_f64().max(1e-9);
         EngineStats {
             uptime_s: uptime.as_secs_f64(),
             jobs_active: st.jobs.len(),
@@ -598,13 +604,13 @@ impl Inner {
             gpu_queue: st.ready.len(),
             gpu_workers_busy: st.gpu_busy,
             gpu_workers: self.opts.devices.len() * self.opts.gpu_workers_per_device,
-            device_busy_fraction: st
+            device_busy_s: st
                 .device_busy
                 .iter()
                 .zip(&st.device_busy_since)
                 .map(|(d, since)| {
                     let open = since.map_or(Duration::ZERO, |s| s.elapsed());
-                    ((*d + open).as_secs_f64() / up).min(1.0)
+                    (*d + open).as_secs_f64()
                 })
                 .collect(),
             memory_reserved: st.reserved,

@@ -152,7 +152,8 @@ impl ConstraintSystem<Fr> for Recorder {
     // parameters of any circuit come from its sequential synthesis, so a
     // circuit that synthesizes differently under an extensible system must
     // still produce this layout for its proofs to verify. The witness-only
-    // system is not extensible either, so both take the same branch.
+    // system may take the extensible branch: appending the parts in order
+    // gives this layout's values and trace (witness.rs).
 }
 
 /// Records `circuit`'s R1CS: input ONE first, the circuit, then one

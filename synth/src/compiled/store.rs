@@ -27,7 +27,7 @@ use super::{CircuitKey, CompiledError, CompiledR1cs};
 use crate::Shape;
 
 const MAGIC: &[u8; 8] = b"CUZKR1CS";
-const VERSION: u32 = 1;
+const VERSION: u32 = 2;
 /// Longest circuit identity stored (a file name or a sector kind).
 const MAX_ID: usize = 4096;
 

@@ -115,8 +115,36 @@ impl ConstraintSystem<Fr> for WitnessCs {
 
     crate::flat_namespaces!();
 
-    // Not extensible, for the same reason as the recorder (see record.rs):
-    // both must take a circuit's sequential branch.
+    // Extensible, like bellperson's prover: a circuit of independent parts
+    // (storage-proofs-post's sectors) synthesizes them on all cores, each
+    // into a fresh system whose first input is a stand-in ONE, and appends
+    // them in order. The result is the sequential synthesis' (the recorder
+    // takes that branch): the same values in the same order, and the same
+    // trace, since `Trace` composes and the stand-in's event is dropped.
+    fn is_extensible() -> bool {
+        true
+    }
+
+    fn extend(&mut self, other: &Self) {
+        // `other` began with its stand-in ONE. One that did not (no input
+        // at all) gets an extra event, so its trace cannot match the
+        // record's and the witness is refused rather than misnumbered.
+        let rest = match other.trace.without_first(Trace::INPUT) {
+            Some(t) if !other.w.input_assignment.is_empty() => t,
+            _ => {
+                self.trace.event(Trace::ENFORCE);
+                other.trace
+            }
+        };
+        self.trace.append(&rest);
+        self.w
+            .input_assignment
+            .extend_from_slice(other.w.input_assignment.get(1..).unwrap_or(&[]));
+        self.w
+            .aux_assignment
+            .extend_from_slice(&other.w.aux_assignment);
+        self.w.num_constraints += other.w.num_constraints;
+    }
 }
 
 /// Runs `circuit`'s value closures only, into `buffers` (cleared first,
