@@ -22,12 +22,12 @@
 use cuzk_filecoin::c1::format_size;
 use cuzk_filecoin::compiled::{default_r1cs_dir, R1csCache};
 use cuzk_filecoin::post::prepare;
-use cuzk_filecoin::{parse_size, PostProofKind, PostType, PostVersion};
+use cuzk_filecoin::{parse_size, FilecoinError, PostProofKind, PostType, PostVersion, Result};
 use cuzk_filecoin_tools::bench_vanilla::random_post;
 use std::time::Instant;
 use storage_proofs_core::merkle::MerkleTreeTrait;
 
-fn main() -> Result<(), Box<dyn std::error::Error>> {
+fn main() -> std::result::Result<(), Box<dyn std::error::Error>> {
     let (mut typ, mut size, mut seed) = (PostType::Window, 32u64 << 30, 1u64);
     let args: Vec<String> = std::env::args().skip(1).collect();
     let mut it = args.iter();
@@ -51,18 +51,22 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         PostType::Winning => PostVersion::V1,
     };
     let kind = PostProofKind::new(typ, size, version)?;
-    cuzk_filecoin::with_tree!(size, run(&kind, seed))
+    Ok(cuzk_filecoin::with_tree!(size, run(&kind, seed))?)
 }
 
-fn run<Tree: 'static + MerkleTreeTrait>(
-    kind: &PostProofKind,
-    seed: u64,
-) -> Result<(), Box<dyn std::error::Error>> {
+fn other(e: impl Into<anyhow::Error>) -> FilecoinError {
+    FilecoinError::Proofs(e.into())
+}
+
+fn run<Tree: 'static + MerkleTreeTrait>(kind: &PostProofKind, seed: u64) -> Result<()> {
     let threads = rayon::current_num_threads();
     let sectors = kind.sectors_per_partition();
     let input = random_post(kind, sectors, seed)?;
     let (circuits, _) = prepare::<Tree>(&input, false)?;
-    let circuit = circuits.into_iter().next().ok_or("no partition")?;
+    let circuit = circuits
+        .into_iter()
+        .next()
+        .ok_or_else(|| other(anyhow::anyhow!("no partition")))?;
     println!(
         "{} {}: one partition of {sectors} sector(s), random vanilla proofs, {threads} threads",
         kind.api_name(),
@@ -84,13 +88,18 @@ fn run<Tree: 'static + MerkleTreeTrait>(
 
     // One thread: the sectors run one after the other in the same
     // sub-systems, so only the parallelism differs.
-    let pool = rayon::ThreadPoolBuilder::new().num_threads(1).build()?;
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(1)
+        .build()
+        .map_err(other)?;
     let t = Instant::now();
-    let one = pool.install(|| rec.witness(circuit.clone()))?;
+    let one = pool
+        .install(|| rec.witness(circuit.clone()))
+        .map_err(FilecoinError::Compiled)?;
     let one_s = t.elapsed().as_secs_f64();
     println!("witness on 1 thread: {one_s:.2} s");
     let t = Instant::now();
-    let all = rec.witness(circuit)?;
+    let all = rec.witness(circuit).map_err(FilecoinError::Compiled)?;
     let all_s = t.elapsed().as_secs_f64();
     println!("witness on {threads} threads: {all_s:.2} s");
     let same = one.input_assignment == all.input_assignment
@@ -109,7 +118,7 @@ fn run<Tree: 'static + MerkleTreeTrait>(
         one_s / all_s,
     );
     if !same {
-        return Err("the two witnesses differ".into());
+        return Err(other(anyhow::anyhow!("the two witnesses differ")));
     }
     Ok(())
 }
