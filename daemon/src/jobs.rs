@@ -388,41 +388,32 @@ impl Registry {
         if let Some(s) = first_start {
             timings.queue_wait = Duration::from_secs_f64((s - engine_t).max(0.0));
         }
-        let outcome = match result {
+        let (status, proof, error) = match result {
             Ok(out) => {
                 for p in &out.partitions {
                     timings.synthesis += p.synthesis;
                     timings.gpu += p.gpu;
                 }
                 let finished = finish(out.proof_bytes());
+                // The answer is ready only now (an aggregate takes seconds).
                 timings.total = received.elapsed();
                 match finished {
-                    Ok(proof) => Outcome {
-                        status: Status::Completed,
-                        proof,
-                        error: String::new(),
-                        timings,
-                    },
-                    Err(e) => Outcome {
-                        status: Status::Failed,
-                        proof: Vec::new(),
-                        error: e.to_string(),
-                        timings,
-                    },
+                    Ok(proof) => (Status::Completed, proof, String::new()),
+                    Err(e) => (Status::Failed, Vec::new(), e.to_string()),
                 }
             }
-            Err(EngineError::Cancelled | EngineError::ShutDown) => Outcome {
-                status: Status::Cancelled,
-                proof: Vec::new(),
-                error: reason.unwrap_or_else(|| "cancelled".into()),
-                timings,
-            },
-            Err(e) => Outcome {
-                status: Status::Failed,
-                proof: Vec::new(),
-                error: e.to_string(),
-                timings,
-            },
+            Err(EngineError::Cancelled | EngineError::ShutDown) => (
+                Status::Cancelled,
+                Vec::new(),
+                reason.unwrap_or_else(|| "cancelled".into()),
+            ),
+            Err(e) => (Status::Failed, Vec::new(), e.to_string()),
+        };
+        let outcome = Outcome {
+            status,
+            proof,
+            error,
+            timings,
         };
         self.finish(id, outcome, true);
     }

@@ -5,8 +5,9 @@
 //! seconds, memory wait, parameter loads), are brought up to date at each
 //! scrape, so `GetMetrics` and `GET /metrics` always show the present.
 //!
-//! Conventions (checked by daemon/tests/metrics.rs): counters end in
-//! `_total`, except [`CURIO_COUNTERS`]; one quantity per name, with labels
+//! Conventions (checked by daemon/tests/metrics.rs, and by `promtool check
+//! metrics` in the Python suite): counters end in `_total`; one quantity
+//! per name, with labels
 //! only for the same quantity of different things (a proof kind, a
 //! device); base units (seconds, bytes); proof kinds labelled `proof_kind`
 //! with Curio's values ([`Kind::label`]). docs/DAEMON.md lists every name.
@@ -14,13 +15,15 @@
 use crate::engine_glue::EngineHost;
 use crate::jobs::{JobCounts, Kind, Outcome, Status};
 use prometheus::{
-    Counter, CounterVec, Encoder, Gauge, GaugeVec, HistogramOpts, HistogramVec, IntCounter,
-    IntCounterVec, IntGauge, IntGaugeVec, Opts, Registry, TextEncoder,
+    Counter, CounterVec, Encoder, Gauge, HistogramOpts, HistogramVec, IntCounter, IntCounterVec,
+    IntGauge, IntGaugeVec, Opts, Registry, TextEncoder,
 };
 
-/// Curio's per-kind counters, named as its daemon names them (without
-/// `_total`), so its dashboards read ours unchanged.
-pub const CURIO_COUNTERS: [&str; 2] = ["cuzk_proofs_completed", "cuzk_proofs_failed"];
+/// Curio's per-kind proof counts, named as its daemon names them so its
+/// dashboards read ours unchanged. Typed gauge, though they only grow:
+/// a counter without `_total` fails `promtool check metrics`, and the
+/// counters proper are `cuzk_jobs_finished_total{proof_kind,status}`.
+pub const CURIO_COUNTS: [&str; 2] = ["cuzk_proofs_completed", "cuzk_proofs_failed"];
 
 /// The daemon's metrics.
 pub struct Metrics {
@@ -29,8 +32,8 @@ pub struct Metrics {
     finished: IntCounterVec,
     completed: IntCounter,
     failed: IntCounter,
-    completed_by_kind: IntCounterVec,
-    failed_by_kind: IntCounterVec,
+    completed_by_kind: IntGaugeVec,
+    failed_by_kind: IntGaugeVec,
     duration: HistogramVec,
     queue_wait: HistogramVec,
     jobs: IntGaugeVec,
@@ -152,14 +155,14 @@ impl Metrics {
             )?,
             completed: r.count("cuzk_proofs_completed_total", "Proofs completed")?,
             failed: r.count("cuzk_proofs_failed_total", "Proofs failed")?,
-            completed_by_kind: r.count_vec(
-                CURIO_COUNTERS[0],
-                "Proofs completed, per proof kind (Curio's name)",
+            completed_by_kind: r.int_vec(
+                CURIO_COUNTS[0],
+                "Proofs completed since start, per proof kind (Curio's name)",
                 kind,
             )?,
-            failed_by_kind: r.count_vec(
-                CURIO_COUNTERS[1],
-                "Proofs failed, per proof kind (Curio's name)",
+            failed_by_kind: r.int_vec(
+                CURIO_COUNTS[1],
+                "Proofs failed since start, per proof kind (Curio's name)",
                 kind,
             )?,
             duration: r.hist(

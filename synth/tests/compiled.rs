@@ -534,16 +534,5 @@ impl<'a, CS: ConstraintSystem<Fr>> ConstraintSystem<Fr> for NotExtensible<'a, CS
         self.0.enforce(a, la, lb, lc)
     }
 
-    fn push_namespace<NR, N>(&mut self, _: N)
-    where
-        NR: Into<String>,
-        N: FnOnce() -> NR,
-    {
-    }
-
-    fn pop_namespace(&mut self) {}
-
-    fn get_root(&mut self) -> &mut Self::Root {
-        self
-    }
+    cuzk_synth::flat_namespaces!();
 }

@@ -1,6 +1,9 @@
 """A client that did not come from us: Python gRPC stubs generated at test
-time by grpcio-tools from daemon/proto/cuzk/v1/proving.proto, driving a real
+time by grpcio-tools from Curio's own proving.proto (the fixture copy
+daemon/tests/fixtures/curio-proving.proto, not ours), driving a real
 `cuzk daemon` process on the loopback (CPU backend, small bench circuits).
+Our one extension, the bench circuit's proof kind, is sent as its number
+(BENCH_KIND), as any proto3 client may send an enum value its file lacks.
 
 Proofs are checked by `cuzk verify` against the bench circuit's public
 inputs (written by `cuzk client bench-inputs`), and must not verify against
@@ -28,7 +31,9 @@ import grpc
 import pytest
 
 ROOT = Path(__file__).resolve().parents[3]
-PROTO_DIR = ROOT / "daemon" / "proto"
+CURIO_PROTO = ROOT / "daemon" / "tests" / "fixtures" / "curio-proving.proto"
+# cuzk's extension of ProofKind (daemon/proto: CUZK_BENCH_CIRCUIT = 100).
+BENCH_KIND = 100
 CUZK = Path(os.environ.get("CUZK_BIN", ROOT / "target" / "debug" / "cuzk"))
 # Every scratch directory of this module lives under one root, removed when
 # the interpreter exits (CI machines share a disk).
@@ -49,10 +54,15 @@ def _generate_stubs():
     out = scratch_dir("stubs-")
     from grpc_tools import protoc
 
+    # Curio's file under the path its package implies, so the generated
+    # modules are cuzk.v1.proving_pb2(_grpc) as Curio's own Python would be.
+    src = scratch_dir("proto-")
+    (src / "cuzk" / "v1").mkdir(parents=True)
+    shutil.copy(CURIO_PROTO, src / "cuzk" / "v1" / "proving.proto")
     rc = protoc.main(
         [
             "grpc_tools.protoc",
-            f"-I{PROTO_DIR}",
+            f"-I{src}",
             f"--python_out={out}",
             f"--grpc_python_out={out}",
             "cuzk/v1/proving.proto",
@@ -162,7 +172,7 @@ def daemon():
 
 def bench(log_size, partitions=1, seed=0, **kw):
     return pb.SubmitProofRequest(
-        proof_kind=pb.CUZK_BENCH_CIRCUIT,
+        proof_kind=BENCH_KIND,
         priority=pb.NORMAL,
         vanilla_proof=json.dumps({"log_size": log_size, "partitions": partitions, "seed": seed}).encode(),
         **kw,
@@ -252,14 +262,31 @@ def test_status_and_metrics(daemon):
     text = daemon.stub.GetMetrics(pb.GetMetricsRequest()).prometheus_text
     assert "cuzk_proofs_completed_total" in text
     assert 'cuzk_proof_duration_seconds_bucket{proof_kind="bench_circuit"' in text
+    # Curio's dashboards' names.
+    for name in ["cuzk_queue_depth", "cuzk_running_jobs", "cuzk_gpu_workers", "cuzk_uptime_seconds",
+                 'cuzk_proofs_completed{proof_kind="bench_circuit"}', "cuzk_proofs_failed_total"]:
+        assert name in text, name
     code, ctype, body = daemon.http_get("/metrics")
     assert code == 200 and ctype.startswith("text/plain")
     assert "cuzk_memory_budget_bytes" in body
+    promtool_check(body)
     code, ctype, body = daemon.http_get("/status")
     assert code == 200 and ctype == "application/json"
     st = json.loads(body)
     assert st["total_proofs_completed"] == s.total_proofs_completed or st["total_proofs_completed"] >= 1
     assert st["engine"]["memory_budget"] == 1 << 30
+
+
+def promtool_check(text):
+    """`promtool check metrics` (Prometheus' own linter) on an exposition.
+    CI installs it (Debian's prometheus package) and sets
+    CUZK_REQUIRE_PROMTOOL, so there it cannot be skipped."""
+    promtool = shutil.which("promtool")
+    if promtool is None:
+        assert not os.environ.get("CUZK_REQUIRE_PROMTOOL"), "promtool is not installed"
+        return
+    r = subprocess.run([promtool, "check", "metrics"], input=text, capture_output=True, text=True)
+    assert r.returncode == 0, r.stdout + r.stderr
 
 
 def test_preload_and_evict(daemon):
@@ -284,7 +311,7 @@ def test_malformed_and_unsupported(daemon):
         pb.SubmitProofRequest(proof_kind=pb.PROOF_KIND_UNSPECIFIED),
         pb.SubmitProofRequest(proof_kind=pb.POREP_SEAL_COMMIT, sector_size=0, vanilla_proof=b"{}"),
         pb.SubmitProofRequest(proof_kind=pb.POREP_SEAL_COMMIT, sector_size=2048, vanilla_proof=b"\x00garbage"),
-        pb.SubmitProofRequest(proof_kind=pb.CUZK_BENCH_CIRCUIT, vanilla_proof=b"[1,2]"),
+        pb.SubmitProofRequest(proof_kind=BENCH_KIND, vanilla_proof=b"[1,2]"),
         pb.SubmitProofRequest(proof_kind=pb.WINNING_POST),
         pb.SubmitProofRequest(proof_kind=pb.SNAP_DEALS_UPDATE, vanilla_proofs=[b"x"]),
     ]
@@ -387,22 +414,26 @@ def test_porep_2kib_as_curio_sends_it_verifies_with_filecoin_proofs():
         {"SectorNum": meta["sector_id"], "Phase1Out": base64.b64encode(inner).decode(), "SectorSize": 2048}
     ).encode()
     # The budget holds the parameter set (~1.1 GB at 2 KiB) and a partition.
-    d = Daemon(param_cache=params, budget="6GiB")
+    # Over the unix socket with grpcio's default channel options, as Curio's
+    # default transport.
+    sock = scratch_dir("sock-") / "cuzk.sock"
+    d = Daemon(param_cache=params, budget="6GiB", unix_socket=sock)
     try:
-        r = d.stub.Prove(
-            pb.ProveRequest(
-                submit=pb.SubmitProofRequest(
-                    request_id=f"porep-1000-{meta['sector_id']}",
-                    proof_kind=pb.POREP_SEAL_COMMIT,
-                    sector_size=2048,
-                    priority=pb.NORMAL,
-                    vanilla_proof=wrapped,
-                    sector_number=meta["sector_id"],
-                    miner_id=1000,
-                )
-            ),
-            timeout=1800,
-        ).result
+        with grpc.insecure_channel(f"unix://{sock}") as ch:
+            r = pb_grpc.ProvingEngineStub(ch).Prove(
+                pb.ProveRequest(
+                    submit=pb.SubmitProofRequest(
+                        request_id=f"porep-1000-{meta['sector_id']}",
+                        proof_kind=pb.POREP_SEAL_COMMIT,
+                        sector_size=2048,
+                        priority=pb.NORMAL,
+                        vanilla_proof=wrapped,
+                        sector_number=meta["sector_id"],
+                        miner_id=1000,
+                    )
+                ),
+                timeout=1800,
+            ).result
     finally:
         assert d.stop() == 0, d.logs()
     assert r.status == Status.COMPLETED, r.error_message
