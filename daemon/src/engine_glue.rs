@@ -313,24 +313,27 @@ impl EngineHost {
     }
 
     /// Loads `circuit_id`'s parameters into the engine's cache (generating
-    /// the bench circuit's test parameters on first use). Returns the load
+    /// the bench circuit's test parameters on first use) and, for a
+    /// Filecoin kind, makes its circuit record ready. Returns the load
     /// time, `None` when they were already loaded. Blocking.
     pub fn preload(&self, circuit_id: &str) -> Result<Option<Duration>, DaemonError> {
+        #[cfg(feature = "filecoin")]
+        let requested = circuit_id;
         let key = parse_circuit_id(circuit_id, self.bench_max_log_size)?;
-        let (id, path) = match key {
+        let (id, path) = match &key {
             CircuitKey::Bench(k) => {
                 if self.engine.has_circuit(circuit_id) {
                     return Ok(None);
                 }
-                (circuit_id.to_string(), self.bench_params(circuit_id, k)?)
+                (circuit_id.to_string(), self.bench_params(circuit_id, *k)?)
             }
             #[cfg(feature = "filecoin")]
             CircuitKey::File(file) => {
-                if self.engine.has_circuit(&file) {
+                if self.engine.has_circuit(file) {
                     return Ok(None);
                 }
-                let path = self.filecoin_params_file(circuit_id, &file)?;
-                (file, path)
+                let path = self.filecoin_params_file(circuit_id, file)?;
+                (file.clone(), path)
             }
         };
         let circuit_id = id.as_str();
@@ -351,6 +354,10 @@ impl EngineHost {
             ms = took.as_millis() as u64,
             "parameters loaded"
         );
+        #[cfg(feature = "filecoin")]
+        if let CircuitKey::File(_) = key {
+            self.warm_record(requested, circuit_id)?;
+        }
         Ok(Some(took))
     }
 

@@ -73,11 +73,35 @@ async fn post_and_snap_2kib_through_the_daemon_verify_with_filecoin_proofs() {
         .await
         .unwrap();
     let params = dirs.params.clone();
+    let records = tempfile::tempdir().unwrap();
+    let r1cs = records.path().to_path_buf();
     let h = Harness::start_with(move |s| {
         s.porep_params = Some(params);
         s.opts.memory_budget = 4 << 30;
+        s.r1cs_dir = Some(r1cs);
     })
     .await;
+
+    // A preload makes the kind's circuit record ready (recorded here into
+    // an empty folder), not only its parameters: the first proof of it
+    // does not wait for a recording.
+    let window_file = cuzk_filecoin::ProofKind::Post(window)
+        .params_file_name()
+        .unwrap();
+    let record = records.path().join(format!("{window_file}.r1cs"));
+    assert!(!record.exists());
+    h.client
+        .clone()
+        .preload_srs(pb::PreloadSrsRequest {
+            circuit_id: "wpost-2k".into(),
+        })
+        .await
+        .unwrap();
+    assert!(
+        record.is_file(),
+        "{} not recorded at preload",
+        record.display()
+    );
 
     // WinningPoSt: priority left unset (the daemon makes it CRITICAL).
     let w = prove(

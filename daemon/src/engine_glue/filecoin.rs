@@ -70,6 +70,24 @@ fn curio_id_kind(id: &str) -> Option<Result<ProofKind, FilecoinError>> {
     })
 }
 
+/// The proof kind whose parameter file is `file` (named by `id`): from a
+/// Curio id directly, else by its standard name among the kinds Curio's
+/// ids name (the network's versions; other versions share their circuit
+/// and file). `None` for a file of no known kind.
+fn kind_of(id: &str, file: &str) -> Option<ProofKind> {
+    if let Some(Ok(k)) = curio_id_kind(id) {
+        return Some(k);
+    }
+    SIZE_SUFFIXES
+        .iter()
+        .flat_map(|(short, _)| {
+            ["porep", "wpost", "winning", "snap"].map(|k| curio_id_kind(&format!("{k}-{short}")))
+        })
+        .flatten()
+        .filter_map(Result::ok)
+        .find(|k| k.params_file_name().ok().as_deref() == Some(file))
+}
+
 /// The parameter file an id names, by its standard name: one of Curio's
 /// ids or a `v28-….params` file name; `None` for an id of another form.
 pub(super) fn params_file(id: &str) -> Option<Result<String, DaemonError>> {
@@ -88,6 +106,29 @@ pub(super) const KNOWN_IDS: &str =
     "; porep-, wpost-, winning-, snap- with 2k, 8m, 512m, 32g, 64g; a v28-….params file name";
 
 impl EngineHost {
+    /// Makes the circuit record of the kind whose parameter file is `file`
+    /// ready (loaded, or recorded once per proof type and saved), so the
+    /// first job of a preloaded kind does not wait for a recording: a
+    /// 32 GiB PoRep records in ~108 s on the H200 host, a WindowPoSt on
+    /// one core as long as its sequential synthesis.
+    pub(super) fn warm_record(&self, id: &str, file: &str) -> Result<(), DaemonError> {
+        let Some(kind) = kind_of(id, file) else {
+            return Ok(());
+        };
+        let engine = Some(&self.engine);
+        let r = match kind {
+            ProofKind::Porep(k) => self.r1cs.porep(&k, engine),
+            ProofKind::Post(k) => self.r1cs.post(&k, engine),
+            ProofKind::Snap(k) => self.r1cs.snap(&k, engine),
+        }
+        .map_err(|e| DaemonError::Params {
+            circuit: id.to_string(),
+            message: format!("recording the circuit: {e}"),
+        })?;
+        record_ready(r);
+        Ok(())
+    }
+
     /// The parameter file `name` in the Filecoin parameter directory.
     pub(super) fn filecoin_params_file(
         &self,

@@ -48,6 +48,8 @@ pub struct Setup {
     pub porep_params: Option<PathBuf>,
     /// `[srs] preload`.
     pub preload: Vec<String>,
+    /// `[srs] r1cs_cache` (default: the user's cache).
+    pub r1cs_dir: Option<PathBuf>,
 }
 
 /// A running daemon and a client of it.
@@ -80,6 +82,7 @@ impl Harness {
             unix: None,
             porep_params: None,
             preload: Vec::new(),
+            r1cs_dir: None,
         };
         f(&mut setup);
         let backends: Vec<Arc<dyn cuzk_groth16::Backend>> = setup
@@ -99,6 +102,10 @@ impl Harness {
             setup.settings.bench_max_log_size,
         )
         .expect("engine");
+        let host = match setup.r1cs_dir.clone() {
+            Some(d) => host.with_r1cs_dir(d),
+            None => host,
+        };
         let opts = ServeOptions {
             grpc_tcp: setup.tcp.then(|| "127.0.0.1:0".to_string()),
             grpc_unix: setup.unix.clone(),
