@@ -143,11 +143,23 @@ fn proof_kinds_round_trip() {
             .unwrap();
         assert_eq!(usize::from(cfg.partitions), parts);
     }
-    let ni = SealProofKind::new(KIB2, SealVersion::V1_2NonInteractive).unwrap();
-    assert!(matches!(
-        ni.porep_config(),
-        Err(FilecoinError::Unsupported(_))
-    ));
+    // Non-interactive PoRep: many more partitions of the same circuit, and
+    // the same parameter file as V1_1.
+    for (size, parts) in [(KIB2, 13), (1u64 << 35, 126)] {
+        let ni = SealProofKind::new(size, SealVersion::V1_2NonInteractive).unwrap();
+        assert!(ni.aggregated());
+        assert_eq!(usize::from(ni.porep_config().unwrap().partitions), parts);
+        let v11 = SealProofKind::new(size, SealVersion::V1_1).unwrap();
+        assert!(!v11.aggregated());
+        assert_eq!(
+            cuzk_filecoin::ProofKind::Porep(ni)
+                .params_file_name()
+                .unwrap(),
+            cuzk_filecoin::ProofKind::Porep(v11)
+                .params_file_name()
+                .unwrap()
+        );
+    }
 }
 
 #[test]
