@@ -7,7 +7,6 @@
 mod common;
 
 use common::{bench, metric, Harness, S};
-use cuzk_daemon::pb;
 use std::collections::{BTreeMap, BTreeSet};
 
 /// One parsed exposition: family name to type, and every sample.
@@ -117,18 +116,9 @@ fn documented() -> BTreeSet<String> {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_metrics_text_is_well_formed_conventional_documented_and_curio_compatible() {
     let h = Harness::start().await;
-    let mut c = h.client.clone();
     let before = parse(&h.metrics().await);
 
-    let r = c
-        .prove(pb::ProveRequest {
-            submit: Some(bench(10, 2, 5)),
-        })
-        .await
-        .unwrap()
-        .into_inner()
-        .result
-        .unwrap();
+    let r = h.prove(bench(10, 2, 5)).await;
     assert_eq!(r.status(), S::Completed, "{}", r.error_message);
     let text = h.metrics().await;
     let after = parse(&text);

@@ -50,15 +50,7 @@ async fn porep_2kib_from_curio_wrapper_verifies_with_filecoin_proofs() {
         miner_id: 1000,
         ..Default::default()
     };
-    let r = h
-        .client
-        .clone()
-        .prove(pb::ProveRequest { submit: Some(req) })
-        .await
-        .unwrap()
-        .into_inner()
-        .result
-        .unwrap();
+    let r = h.prove(req).await;
     assert_eq!(r.status(), S::Completed, "{}", r.error_message);
     assert_eq!(r.proof.len(), 192);
     let c1 = testdata::read_c1(&td.sector).unwrap();

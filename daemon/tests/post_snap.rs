@@ -22,21 +22,6 @@ fn prover(miner: u64) -> [u8; 32] {
     cuzk_filecoin::parse_prover_id(&format!("f0{miner}")).unwrap()
 }
 
-async fn try_prove(
-    h: &Harness,
-    req: pb::SubmitProofRequest,
-) -> Result<pb::AwaitProofResponse, tonic::Status> {
-    h.client
-        .clone()
-        .prove(pb::ProveRequest { submit: Some(req) })
-        .await
-        .map(|r| r.into_inner().result.unwrap())
-}
-
-async fn prove(h: &Harness, req: pb::SubmitProofRequest) -> pb::AwaitProofResponse {
-    try_prove(h, req).await.unwrap()
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn post_and_snap_2kib_through_the_daemon_verify_with_filecoin_proofs() {
     let winning = PostProofKind::new(PostType::Winning, SIZE, PostVersion::V1).unwrap();
@@ -104,9 +89,8 @@ async fn post_and_snap_2kib_through_the_daemon_verify_with_filecoin_proofs() {
     );
 
     // WinningPoSt: priority left unset (the daemon makes it CRITICAL).
-    let w = prove(
-        &h,
-        pb::SubmitProofRequest {
+    let w = h
+        .prove(pb::SubmitProofRequest {
             request_id: "winning-1".into(),
             proof_kind: pb::ProofKind::WinningPost as i32,
             registered_proof: winning.registered_id(),
@@ -115,14 +99,12 @@ async fn post_and_snap_2kib_through_the_daemon_verify_with_filecoin_proofs() {
             randomness: raw.to_vec(),
             vanilla_proofs: win_v,
             ..Default::default()
-        },
-    )
-    .await;
+        })
+        .await;
     assert_eq!(w.status(), S::Completed, "{}", w.error_message);
     // WindowPoSt partition 0 of a two-sector deadline.
-    let d = prove(
-        &h,
-        pb::SubmitProofRequest {
+    let d = h
+        .prove(pb::SubmitProofRequest {
             request_id: "wdpost-0".into(),
             proof_kind: pb::ProofKind::WindowPostPartition as i32,
             registered_proof: window.registered_id(),
@@ -131,14 +113,12 @@ async fn post_and_snap_2kib_through_the_daemon_verify_with_filecoin_proofs() {
             partition_index: 0,
             vanilla_proofs: window_v,
             ..Default::default()
-        },
-    )
-    .await;
+        })
+        .await;
     assert_eq!(d.status(), S::Completed, "{}", d.error_message);
     // SnapDeals.
-    let u = prove(
-        &h,
-        pb::SubmitProofRequest {
+    let u = h
+        .prove(pb::SubmitProofRequest {
             request_id: "snap-1".into(),
             proof_kind: pb::ProofKind::SnapDealsUpdate as i32,
             registered_proof: snap.registered_id(),
@@ -148,14 +128,12 @@ async fn post_and_snap_2kib_through_the_daemon_verify_with_filecoin_proofs() {
             comm_d_new: update.comm_d_new.to_vec(),
             vanilla_proofs: update.vanilla_proofs.clone(),
             ..Default::default()
-        },
-    )
-    .await;
+        })
+        .await;
     assert_eq!(u.status(), S::Completed, "{}", u.error_message);
     // Vanilla proofs of another randomness: refused with the reason.
-    let bad = try_prove(
-        &h,
-        pb::SubmitProofRequest {
+    let bad = h
+        .try_prove(pb::SubmitProofRequest {
             request_id: "winning-2".into(),
             proof_kind: pb::ProofKind::WinningPost as i32,
             registered_proof: winning.registered_id(),
@@ -169,10 +147,9 @@ async fn post_and_snap_2kib_through_the_daemon_verify_with_filecoin_proofs() {
             )
             .unwrap(),
             ..Default::default()
-        },
-    )
-    .await
-    .unwrap_err();
+        })
+        .await
+        .unwrap_err();
     assert_eq!(bad.code(), tonic::Code::InvalidArgument);
     assert!(bad.message().contains("do not verify"), "{}", bad.message());
 

@@ -183,6 +183,27 @@ impl Harness {
         )
     }
 
+    /// `Prove` on the harness's client: the answer, or the refusal.
+    pub async fn try_prove(
+        &self,
+        req: pb::SubmitProofRequest,
+    ) -> Result<pb::AwaitProofResponse, tonic::Status> {
+        self.client
+            .clone()
+            .prove(pb::ProveRequest { submit: Some(req) })
+            .await
+            .map(|r| {
+                r.into_inner()
+                    .result
+                    .expect("a Prove answer carries a result")
+            })
+    }
+
+    /// [`Harness::try_prove`] that must not be refused.
+    pub async fn prove(&self, req: pb::SubmitProofRequest) -> pb::AwaitProofResponse {
+        self.try_prove(req).await.expect("Prove answered")
+    }
+
     pub async fn status(&self) -> pb::GetStatusResponse {
         self.client
             .clone()
