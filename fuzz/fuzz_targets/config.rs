@@ -1,15 +1,4 @@
-//! The engine's TOML configuration: no panic; a configuration that parses
-//! and validates turns into engine options or a typed error.
+//! libFuzzer on `cuzk_fuzz_checks::config` (fuzz-checks/src/config.rs says what
+//! it checks).
 #![no_main]
-use libfuzzer_sys::fuzz_target;
-
-fuzz_target!(|data: &[u8]| {
-    let Ok(text) = std::str::from_utf8(data) else {
-        return;
-    };
-    if let Ok(cfg) = cuzk_scheduler::Config::from_toml(text, "fuzz") {
-        if cfg.validate().is_ok() {
-            let _ = cfg.engine_options();
-        }
-    }
-});
+libfuzzer_sys::fuzz_target!(|data: &[u8]| cuzk_fuzz_checks::config::check(data));

@@ -1,17 +1,4 @@
-//! The daemon's SubmitProofRequest as it arrives: protobuf bytes decoded
-//! by prost, then the daemon's check (kind, priority, payload, a C1 output
-//! for PoRep). No panic; a request that checks out has a known kind.
+//! libFuzzer on `cuzk_fuzz_checks::daemon_request` (fuzz-checks/src/daemon_request.rs says what
+//! it checks).
 #![no_main]
-use cuzk_daemon::pb;
-use libfuzzer_sys::fuzz_target;
-use prost::Message;
-
-fuzz_target!(|data: &[u8]| {
-    let Ok(req) = pb::SubmitProofRequest::decode(data) else {
-        return;
-    };
-    if let Ok(c) = cuzk_daemon::request::check(&req, 16) {
-        assert!(req.request_id.len() <= 256);
-        let _ = c.priority;
-    }
-});
+libfuzzer_sys::fuzz_target!(|data: &[u8]| cuzk_fuzz_checks::daemon_request::check(data));

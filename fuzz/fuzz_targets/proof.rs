@@ -1,28 +1,4 @@
-//! Proof bytes, one and concatenated: no panic; a proof that decodes
-//! re-encodes to its bytes; a concatenation decodes exactly when each of
-//! its 192-byte pieces does.
+//! libFuzzer on `cuzk_fuzz_checks::proof` (fuzz-checks/src/proof.rs says what
+//! it checks).
 #![no_main]
-use cuzk_groth16::{Proof, PROOF_BYTES};
-use libfuzzer_sys::fuzz_target;
-
-fuzz_target!(|data: &[u8]| {
-    if let Ok(p) = Proof::from_bytes(data) {
-        assert_eq!(&p.to_bytes()[..], data);
-    }
-    match Proof::many_from_bytes(data) {
-        Ok(ps) => {
-            assert_eq!(ps.len() * PROOF_BYTES, data.len());
-            assert_eq!(Proof::many_to_bytes(&ps), data);
-        }
-        Err(_) => {
-            let whole = !data.is_empty() && data.len() % PROOF_BYTES == 0;
-            assert!(
-                !whole
-                    || data
-                        .chunks(PROOF_BYTES)
-                        .any(|c| Proof::from_bytes(c).is_err()),
-                "every piece decodes but the concatenation does not"
-            );
-        }
-    }
-});
+libfuzzer_sys::fuzz_target!(|data: &[u8]| cuzk_fuzz_checks::proof::check(data));

@@ -1,14 +1,4 @@
-//! `.vk` bytes in both check modes: no panic, bounded allocation, and a
-//! key that loads re-encodes to exactly its bytes.
+//! libFuzzer on `cuzk_fuzz_checks::vk` (fuzz-checks/src/vk.rs says what
+//! it checks).
 #![no_main]
-use cuzk_groth16::{CheckMode, VerifyingKey};
-use libfuzzer_sys::fuzz_target;
-
-fuzz_target!(|data: &[u8]| {
-    for mode in [CheckMode::Trusted, CheckMode::Full] {
-        if let Ok(vk) = VerifyingKey::from_bytes(data, mode) {
-            assert_eq!(vk.to_bytes(), data, "{mode:?}: key re-encodes differently");
-            assert_eq!(vk.encoded_len(), data.len());
-        }
-    }
-});
+libfuzzer_sys::fuzz_target!(|data: &[u8]| cuzk_fuzz_checks::vk::check(data));

@@ -7,26 +7,37 @@
 use anyhow::{bail, Context, Result};
 use std::process::Command;
 
-/// Every target, in the order they run.
-pub const TARGETS: [&str; 9] = [
-    "params",
-    "vk",
-    "proof",
-    "c1",
-    "config",
-    "daemon_request",
-    "vanilla_post",
-    "vanilla_snap",
-    "r1cs",
-];
+/// Every target, in the order they run: the `[[bin]]`s of
+/// `fuzz/Cargo.toml` (their bodies are `cuzk_fuzz_checks`' checks, whose
+/// test keeps the two lists and the seed folders the same).
+fn targets(fuzz: &std::path::Path) -> Result<Vec<String>> {
+    let path = fuzz.join("Cargo.toml");
+    let manifest: toml::Table = std::fs::read_to_string(&path)
+        .with_context(|| format!("reading {}", path.display()))?
+        .parse()
+        .with_context(|| format!("parsing {}", path.display()))?;
+    let bins = manifest
+        .get("bin")
+        .and_then(|b| b.as_array())
+        .context("fuzz/Cargo.toml has no [[bin]]")?;
+    bins.iter()
+        .map(|b| {
+            b.get("name")
+                .and_then(|n| n.as_str())
+                .map(str::to_string)
+                .context("a [[bin]] of fuzz/Cargo.toml without a name")
+        })
+        .collect()
+}
 
 pub fn run(target: Option<String>, seconds: u64, jobs: u32) -> Result<()> {
     let root = crate::workspace_root();
     let fuzz = root.join("fuzz");
+    let all = targets(&fuzz)?;
     let targets: Vec<&str> = match &target {
-        Some(t) if TARGETS.contains(&t.as_str()) => vec![t.as_str()],
-        Some(t) => bail!("unknown fuzz target {t:?} (known: {})", TARGETS.join(", ")),
-        None => TARGETS.to_vec(),
+        Some(t) if all.contains(t) => vec![t.as_str()],
+        Some(t) => bail!("unknown fuzz target {t:?} (known: {})", all.join(", ")),
+        None => all.iter().map(String::as_str).collect(),
     };
     if Command::new("cargo")
         .args(["fuzz", "--version"])

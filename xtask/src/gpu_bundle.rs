@@ -50,12 +50,20 @@ struct ExtraBin {
     sppark: bool,
 }
 
-const EXTRA_BINS: &[ExtraBin] = &[ExtraBin {
-    package: "cuzk-filecoin-tools",
-    bin: "cuzk-porep-synth",
-    features: "",
-    sppark: false,
-}];
+const EXTRA_BINS: &[ExtraBin] = &[
+    ExtraBin {
+        package: "cuzk-filecoin-tools",
+        bin: "cuzk-porep-synth",
+        features: "",
+        sppark: false,
+    },
+    ExtraBin {
+        package: "cuzk-filecoin-tools",
+        bin: "cuzk-post-synth",
+        features: "",
+        sppark: false,
+    },
+];
 
 const ANCHOR_BIN: ExtraBin = ExtraBin {
     package: "cuzk-anchor",

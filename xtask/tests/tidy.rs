@@ -501,7 +501,7 @@ fn architecture_invariants_name_tests_that_exist() {
 // ---------------------------------------------------------------- rule 7
 
 /// Crates whose root must carry `#![forbid(unsafe_code)]`.
-const SAFE_CRATES: [&str; 9] = [
+const SAFE_CRATES: [&str; 10] = [
     "field",
     "synth",
     "scheduler",
@@ -509,6 +509,7 @@ const SAFE_CRATES: [&str; 9] = [
     "daemon",
     "filecoin",
     "filecoin-tools",
+    "fuzz-checks",
     "anchor",
     "xtask",
 ];

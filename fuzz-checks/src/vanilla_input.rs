@@ -1,4 +1,4 @@
-//! The input form the `vanilla_post` and `vanilla_snap` targets share: the
+//! The input form the `vanilla_post` and `vanilla_snap` checks share: the
 //! first byte picks the registered proof type (its low 7 bits) and the form
 //! of the rest (its top bit): length-prefixed raw proofs (u32 little-endian
 //! lengths; a short tail ends the list), or Curio's JSON array of base64
