@@ -26,12 +26,16 @@
 //!   ([`compiled::synthesize_witness`]) and get a, b, c from a rayon SpMV:
 //!   the same [`ProvingAssignment`], field for field (or, deferred, the
 //!   assignment without a, b, c, for a backend that computes them itself).
+//! - [`native`]: gadgets' auxiliary values computed from integers in the
+//!   order the gadget allocates them (bellpepper's SHA-256 so far), equal
+//!   value for value to witness-only synthesis of the gadget.
 //!
 //! Features: none.
 #![forbid(unsafe_code)]
 
 pub mod circuits;
 pub mod compiled;
+pub mod native;
 mod prover;
 mod shape;
 
