@@ -7,7 +7,8 @@
 //! recorded once, then timed `REPS` times (best): classic synthesis
 //! (`cuzk_synth::synthesize`: a, b, c and densities) and witness-only
 //! synthesis (`CompiledR1cs::witness`: value closures only), and the
-//! witness checked against the classic assignment.
+//! witness checked against the classic assignment. SHA-256 also with the
+//! native generator (`cuzk_filecoin::native`).
 //!
 //! ```text
 //! cargo run --release -p cuzk-filecoin --example witness_families
@@ -119,18 +120,52 @@ fn family<C: Circuit<Fr> + Copy>(name: &str, recorded_from: C, circuit: C) {
     );
 }
 
+/// The native generator (`cuzk_filecoin::native::sha256_hash`) on the
+/// same blocks as `Sha`: timed like the others and checked equal to the
+/// witness-only assignment.
+fn sha_native(s: Sha) {
+    use cuzk_synth::native::Aux;
+    let rec = CompiledR1cs::record(s).expect("record");
+    let constraints = rec.shape().num_constraints;
+    let generate = |aux: &mut Vec<Fr>| {
+        let mut rng = ChaCha20Rng::seed_from_u64(s.seed);
+        for _ in 0..s.blocks {
+            let bits: Vec<_> = (0..512).map(|_| aux.bit(rng.gen())).collect();
+            cuzk_filecoin::native::sha256_hash(aux, &bits);
+        }
+    };
+    let mut aux = Vec::with_capacity(rec.shape().num_aux);
+    let t = best(|| {
+        aux.clear();
+        generate(&mut aux);
+    });
+    let w = rec.witness(s).expect("witness");
+    assert!(
+        aux[..] == w.aux_assignment[..],
+        "native SHA-256 differs from witness-only"
+    );
+    println!(
+        "{:<22} {constraints:>10} constraints  native {:>8.1} ms ({:>5.1} ns/constraint)",
+        "SHA-256 native",
+        t.as_secs_f64() * 1e3,
+        t.as_secs_f64() * 1e9 / constraints as f64
+    );
+}
+
 fn main() {
+    let sha = Sha {
+        blocks: 64,
+        seed: 1,
+    };
     family(
         "SHA-256 (512-bit blocks)",
         Sha {
             blocks: 64,
             seed: 0,
         },
-        Sha {
-            blocks: 64,
-            seed: 1,
-        },
+        sha,
     );
+    sha_native(sha);
     family(
         "Poseidon arity 8",
         Poseidon {

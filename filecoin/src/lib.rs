@@ -40,6 +40,7 @@ pub mod c1;
 pub mod compiled;
 pub mod error;
 pub mod job;
+pub mod native;
 pub mod params;
 pub mod porep;
 pub mod post;
