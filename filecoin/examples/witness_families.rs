@@ -7,8 +7,8 @@
 //! recorded once, then timed `REPS` times (best): classic synthesis
 //! (`cuzk_synth::synthesize`: a, b, c and densities) and witness-only
 //! synthesis (`CompiledR1cs::witness`: value closures only), and the
-//! witness checked against the classic assignment. SHA-256 also with the
-//! native generator (`cuzk_filecoin::native`).
+//! witness checked against the classic assignment. Each family also with
+//! its native generator (`cuzk_filecoin::native`), checked equal.
 //!
 //! ```text
 //! cargo run --release -p cuzk-filecoin --example witness_families
@@ -152,6 +152,44 @@ fn sha_native(s: Sha) {
     );
 }
 
+/// The native generator (`cuzk_filecoin::native::poseidon_hash`) on the
+/// same hashes as `Poseidon`, checked equal to witness-only.
+fn poseidon_native(p: Poseidon) {
+    use cuzk_synth::native::Aux;
+    use typenum::{U2, U8};
+    let rec = CompiledR1cs::record(p).expect("record");
+    let constraints = rec.shape().num_constraints;
+    let generate = |aux: &mut Vec<Fr>| {
+        let mut rng = ChaCha20Rng::seed_from_u64(p.seed);
+        for _ in 0..p.hashes {
+            let leaves: Vec<Fr> = (0..p.arity).map(|_| Fr::random(&mut rng)).collect();
+            for l in &leaves {
+                aux.push_fr(*l);
+            }
+            match p.arity {
+                8 => cuzk_filecoin::native::poseidon_hash::<U8>(aux, &leaves),
+                _ => cuzk_filecoin::native::poseidon_hash::<U2>(aux, &leaves),
+            };
+        }
+    };
+    let mut aux = Vec::with_capacity(rec.shape().num_aux);
+    let t = best(|| {
+        aux.clear();
+        generate(&mut aux);
+    });
+    let w = rec.witness(p).expect("witness");
+    assert!(
+        aux[..] == w.aux_assignment[..],
+        "native Poseidon differs from witness-only"
+    );
+    println!(
+        "{:<22} {constraints:>10} constraints  native {:>8.1} ms ({:>5.1} ns/constraint)",
+        format!("Poseidon {} native", p.arity),
+        t.as_secs_f64() * 1e3,
+        t.as_secs_f64() * 1e9 / constraints as f64
+    );
+}
+
 fn main() {
     let sha = Sha {
         blocks: 64,
@@ -179,6 +217,11 @@ fn main() {
             seed: 1,
         },
     );
+    poseidon_native(Poseidon {
+        hashes: 4096,
+        arity: 8,
+        seed: 1,
+    });
     family(
         "Poseidon arity 2",
         Poseidon {
@@ -192,4 +235,9 @@ fn main() {
             seed: 1,
         },
     );
+    poseidon_native(Poseidon {
+        hashes: 8192,
+        arity: 2,
+        seed: 1,
+    });
 }

@@ -126,3 +126,66 @@ fn hash2_chain_equals_the_gadget() {
         .zip(w.aux_assignment.iter())
         .any(|(a, b)| a != b));
 }
+
+/// `PoseidonFunction::hash_multi_leaf_circuit::<A>` of allocated leaves.
+#[derive(Clone)]
+struct Poseidon {
+    leaves: Vec<Fr>,
+    arity: usize,
+}
+
+impl Circuit<Fr> for Poseidon {
+    fn synthesize<CS: ConstraintSystem<Fr>>(self, cs: &mut CS) -> Result<(), SynthesisError> {
+        use filecoin_hashers::poseidon::PoseidonFunction;
+        use typenum::{U11, U2, U4, U8};
+        let leaves = self
+            .leaves
+            .iter()
+            .enumerate()
+            .map(|(i, l)| AllocatedNum::alloc(cs.namespace(|| format!("leaf {i}")), || Ok(*l)))
+            .collect::<Result<Vec<_>, _>>()?;
+        let cs = cs.namespace(|| "poseidon");
+        match self.arity {
+            2 => PoseidonFunction::hash_multi_leaf_circuit::<U2, _>(cs, &leaves, 0)?,
+            4 => PoseidonFunction::hash_multi_leaf_circuit::<U4, _>(cs, &leaves, 0)?,
+            8 => PoseidonFunction::hash_multi_leaf_circuit::<U8, _>(cs, &leaves, 0)?,
+            _ => PoseidonFunction::hash_multi_leaf_circuit::<U11, _>(cs, &leaves, 0)?,
+        };
+        Ok(())
+    }
+}
+
+#[test]
+fn poseidon_of_every_filecoin_arity_equals_the_gadget() {
+    use typenum::{U11, U2, U4, U8};
+    let mut rng = ChaCha20Rng::seed_from_u64(37);
+    // 2 and 8: tree-r and tree-c paths; 4: the 8 MiB/512 MiB tree shapes;
+    // 11: the column hash.
+    for arity in [2usize, 4, 8, 11] {
+        let leaves: Vec<Fr> = (0..arity).map(|_| Fr::random(&mut rng)).collect();
+        let w = synthesize_witness(
+            Poseidon {
+                leaves: leaves.clone(),
+                arity,
+            },
+            Witness::default(),
+        )
+        .unwrap();
+        let mut aux = Vec::new();
+        for l in &leaves {
+            aux.push_fr(*l);
+        }
+        let h = match arity {
+            2 => native::poseidon_hash::<U2>(&mut aux, &leaves),
+            4 => native::poseidon_hash::<U4>(&mut aux, &leaves),
+            8 => native::poseidon_hash::<U8>(&mut aux, &leaves),
+            _ => native::poseidon_hash::<U11>(&mut aux, &leaves),
+        };
+        same(&format!("poseidon arity {arity}"), &aux, &w);
+        assert_eq!(
+            Some(&h),
+            w.aux_assignment.last(),
+            "the hash is the last allocation"
+        );
+    }
+}
