@@ -9,7 +9,9 @@
 //!   Merkle node (both children unpacked to 255 allocated bits each by
 //!   `AllocatedNum::to_bits_le`, byte-reversed, hashed as above);
 //! - [`poseidon_hash`], for `PoseidonFunction::hash_multi_leaf_circuit`
-//!   (neptune 11's optimized circuit: the S-boxes' l, l², l⁴, l⁵).
+//!   (neptune 11's optimized circuit: the S-boxes' l, l², l⁴, l⁵);
+//! - [`insert`], for storage-proofs' `insertion::insert`: a Merkle
+//!   level's node put among its siblings by its index bits.
 //!
 //! Not yet used by a proof kind's witness; `tests/native.rs` checks them
 //! value for value against witness-only synthesis of the gadgets.
@@ -205,4 +207,100 @@ pub fn poseidon_hash<A: filecoin_hashers::PoseidonArity>(aux: &mut impl Aux, lea
     }
     product(&mut el, &mut round);
     el[1].allocated(aux)
+}
+
+/// storage-proofs' `insertion::pick`: one allocation.
+fn pick(aux: &mut impl Aux, cond: Bit, a: Fr, b: Fr) -> Fr {
+    let v = if cond.value() { a } else { b };
+    aux.push_fr(v);
+    v
+}
+
+/// storage-proofs' `insertion::insert`: `element` put among `elements`
+/// at the position `bits` spell (least significant first), the node's
+/// children as a Merkle path's level sees them. Sizes 2, 4 and 8 take the
+/// gadget's hand-made pick sequences (size 8 allocates ¬b0 ∧ ¬b1 and
+/// b0 ∧ b1 first); other sizes a `select` per position.
+pub fn insert(aux: &mut impl Aux, element: Fr, bits: &[Bit], elements: &[Fr]) -> Vec<Fr> {
+    let size = elements.len() + 1;
+    assert_eq!(1 << bits.len(), size);
+    let a = element;
+    let e = elements;
+    match size {
+        2 => vec![pick(aux, bits[0], e[0], a), pick(aux, bits[0], a, e[0])],
+        4 => {
+            let (b0, b1) = (bits[0], bits[1]);
+            let (b, c, d) = (e[0], e[1], e[2]);
+            let p0_x0 = pick(aux, b0, b, a);
+            let p0 = pick(aux, b1, b, p0_x0);
+            let p1_x0 = pick(aux, b0, a, b);
+            let p1 = pick(aux, b1, c, p1_x0);
+            let p2_x1 = pick(aux, b0, d, a);
+            let p2 = pick(aux, b1, p2_x1, c);
+            let p3_x1 = pick(aux, b0, a, d);
+            let p3 = pick(aux, b1, p3_x1, d);
+            vec![p0, p1, p2, p3]
+        }
+        8 => {
+            let (b0, b1, b2) = (bits[0], bits[1], bits[2]);
+            assert!(
+                matches!((b0, b1), (Bit::Is(_), Bit::Is(_))),
+                "bits must be allocated and unnegated"
+            );
+            let (b, c, d, e_, f, g, h) = (e[0], e[1], e[2], e[3], e[4], e[5], e[6]);
+            let nor = aux.bit(!b0.value() & !b1.value());
+            let and = aux.bit(b0.value() & b1.value());
+            let p0_xx0 = pick(aux, nor, a, b);
+            let p0 = pick(aux, b2, b, p0_xx0);
+            let p1_x00 = pick(aux, b0, a, b);
+            let p1_xx0 = pick(aux, b1, c, p1_x00);
+            let p1 = pick(aux, b2, c, p1_xx0);
+            let p2_x10 = pick(aux, b0, d, a);
+            let p2_xx0 = pick(aux, b1, p2_x10, c);
+            let p2 = pick(aux, b2, d, p2_xx0);
+            let p3_xx0 = pick(aux, and, a, d);
+            let p3 = pick(aux, b2, e_, p3_xx0);
+            let p4_xx1 = pick(aux, nor, a, f);
+            let p4 = pick(aux, b2, p4_xx1, e_);
+            let p5_x01 = pick(aux, b0, a, f);
+            let p5_xx1 = pick(aux, b1, g, p5_x01);
+            let p5 = pick(aux, b2, p5_xx1, f);
+            let p6_x11 = pick(aux, b0, h, a);
+            let p6_xx1 = pick(aux, b1, p6_x11, g);
+            let p6 = pick(aux, b2, p6_xx1, g);
+            let p7_xx1 = pick(aux, and, a, h);
+            let p7 = pick(aux, b2, p7_xx1, h);
+            vec![p0, p1, p2, p3, p4, p5, p6, p7]
+        }
+        _ => {
+            let potential = |at: usize, pos: usize| -> Fr {
+                match pos.cmp(&at) {
+                    std::cmp::Ordering::Less => e[pos],
+                    std::cmp::Ordering::Equal => a,
+                    std::cmp::Ordering::Greater => e[pos - 1],
+                }
+            };
+            (0..size)
+                .map(|pos| {
+                    let from: Vec<Fr> = (0..size).map(|at| potential(at, pos)).collect();
+                    select(aux, &from, bits)
+                })
+                .collect()
+        }
+    }
+}
+
+/// storage-proofs' `insertion::select`: `from[index]` by halving, the most
+/// significant bit first, one pick per pair.
+fn select(aux: &mut impl Aux, from: &[Fr], bits: &[Bit]) -> Fr {
+    assert_eq!(1 << bits.len(), from.len());
+    let mut state = from.to_vec();
+    let mut half = from.len() / 2;
+    for &bit in bits.iter().rev() {
+        state = (0..half)
+            .map(|j| pick(aux, bit, state[half + j], state[j]))
+            .collect();
+        half /= 2;
+    }
+    state[0]
 }

@@ -189,3 +189,70 @@ fn poseidon_of_every_filecoin_arity_equals_the_gadget() {
         );
     }
 }
+
+/// storage-proofs' `insertion::insert` of an allocated element among
+/// `elements` at the index of `bits` allocated bits.
+#[derive(Clone)]
+struct Insert {
+    element: Fr,
+    elements: Vec<Fr>,
+    index: usize,
+}
+
+impl Insert {
+    fn bits(&self) -> Vec<bool> {
+        let n = (self.elements.len() + 1).trailing_zeros() as usize;
+        (0..n).map(|i| (self.index >> i) & 1 == 1).collect()
+    }
+}
+
+impl Circuit<Fr> for Insert {
+    fn synthesize<CS: ConstraintSystem<Fr>>(self, cs: &mut CS) -> Result<(), SynthesisError> {
+        let el = AllocatedNum::alloc(cs.namespace(|| "element"), || Ok(self.element))?;
+        let bits = self
+            .bits()
+            .iter()
+            .enumerate()
+            .map(|(i, &b)| {
+                AllocatedBit::alloc(cs.namespace(|| format!("bit {i}")), Some(b)).map(Boolean::from)
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        let others = self
+            .elements
+            .iter()
+            .enumerate()
+            .map(|(i, e)| AllocatedNum::alloc(cs.namespace(|| format!("sibling {i}")), || Ok(*e)))
+            .collect::<Result<Vec<_>, _>>()?;
+        storage_proofs_core::gadgets::insertion::insert(cs, &el, &bits, &others)?;
+        Ok(())
+    }
+}
+
+#[test]
+fn insert_at_every_index_of_every_size_equals_the_gadget() {
+    let mut rng = ChaCha20Rng::seed_from_u64(38);
+    // 2, 4, 8: Filecoin's tree arities (their hand-made pick sequences);
+    // 16: the generic select path.
+    for size in [2usize, 4, 8, 16] {
+        for index in 0..size {
+            let c = Insert {
+                element: Fr::random(&mut rng),
+                elements: (0..size - 1).map(|_| Fr::random(&mut rng)).collect(),
+                index,
+            };
+            let w = synthesize_witness(c.clone(), Witness::default()).unwrap();
+            let mut aux = Vec::new();
+            aux.push_fr(c.element);
+            let bits: Vec<Bit> = c.bits().iter().map(|&b| aux.bit(b)).collect();
+            for e in &c.elements {
+                aux.push_fr(*e);
+            }
+            let row = native::insert(&mut aux, c.element, &bits, &c.elements);
+            same(&format!("insert into {size} at {index}"), &aux, &w);
+            // The row is the siblings with the element at its index.
+            let mut want = c.elements.clone();
+            want.insert(index, c.element);
+            assert_eq!(row, want, "insert into {size} at {index}");
+        }
+    }
+}
