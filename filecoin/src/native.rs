@@ -11,7 +11,10 @@
 //! - [`poseidon_hash`], for `PoseidonFunction::hash_multi_leaf_circuit`
 //!   (neptune 11's optimized circuit: the S-boxes' l, l², l⁴, l⁵);
 //! - [`insert`], for storage-proofs' `insertion::insert`: a Merkle
-//!   level's node put among its siblings by its index bits.
+//!   level's node put among its siblings by its index bits;
+//! - [`merkle_level`]: one level of storage-proofs' PoR circuit (index
+//!   bits, siblings, insert, the tree's hash; [`sha256_hash_multi_leaf`]
+//!   for SHA-256 trees).
 //!
 //! Not yet used by a proof kind's witness; `tests/native.rs` checks them
 //! value for value against witness-only synthesis of the gadgets.
@@ -303,4 +306,50 @@ fn select(aux: &mut impl Aux, from: &[Fr], bits: &[Bit]) -> Fr {
         half /= 2;
     }
     state[0]
+}
+
+/// `Sha256Function::hash_multi_leaf_circuit`: each leaf unpacked to 255
+/// allocated bits, padded and byte-reversed, all hashed as one message.
+pub fn sha256_hash_multi_leaf(aux: &mut impl Aux, leaves: &[Fr]) -> Fr {
+    let mut preimage = Vec::with_capacity(256 * leaves.len());
+    for l in leaves {
+        let bits = to_bits_le(aux, l);
+        byte_reversed(bits, &mut preimage);
+    }
+    sha256_hash(aux, &preimage)
+}
+
+/// The hash a Merkle level's circuit uses: Filecoin's trees are SHA-256
+/// (comm_d) or Poseidon (comm_c, comm_r_last) over the node's children.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TreeHash {
+    /// `Sha256Function::hash_multi_leaf_circuit`.
+    Sha256,
+    /// `PoseidonFunction::hash_multi_leaf_circuit`.
+    Poseidon,
+}
+
+/// One level of storage-proofs' PoR circuit (`SubPath::synthesize`): the
+/// node's index bits and siblings allocated, the node inserted among its
+/// siblings, and their hash, which is the next level's node.
+pub fn merkle_level<A: filecoin_hashers::PoseidonArity>(
+    aux: &mut impl Aux,
+    hash: TreeHash,
+    cur: Fr,
+    index: usize,
+    siblings: &[Fr],
+) -> Fr {
+    let arity = siblings.len() + 1;
+    assert_eq!(arity, A::to_usize());
+    let bits: Vec<Bit> = (0..arity.trailing_zeros())
+        .map(|i| aux.bit((index >> i) & 1 == 1))
+        .collect();
+    for s in siblings {
+        aux.push_fr(*s);
+    }
+    let row = insert(aux, cur, &bits, siblings);
+    match hash {
+        TreeHash::Sha256 => sha256_hash_multi_leaf(aux, &row),
+        TreeHash::Poseidon => poseidon_hash::<A>(aux, &row),
+    }
 }

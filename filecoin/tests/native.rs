@@ -256,3 +256,103 @@ fn insert_at_every_index_of_every_size_equals_the_gadget() {
         }
     }
 }
+
+/// Levels of storage-proofs' PoR circuit, as `SubPath::synthesize` builds
+/// them: index bits, siblings, `insert`, the tree's hash.
+#[derive(Clone)]
+struct Levels {
+    leaf: Fr,
+    levels: Vec<(usize, Vec<Fr>)>,
+    sha: bool,
+}
+
+fn levels_circuit<A: filecoin_hashers::PoseidonArity, CS: ConstraintSystem<Fr>>(
+    c: &Levels,
+    cs: &mut CS,
+) -> Result<(), SynthesisError> {
+    let mut cur = AllocatedNum::alloc(cs.namespace(|| "leaf"), || Ok(c.leaf))?;
+    for (l, (index, sibs)) in c.levels.iter().enumerate() {
+        let cs = &mut cs.namespace(|| format!("level {l}"));
+        let n = (sibs.len() + 1).trailing_zeros() as usize;
+        let bits = (0..n)
+            .map(|i| {
+                AllocatedBit::alloc(
+                    cs.namespace(|| format!("index bit {i}")),
+                    Some((index >> i) & 1 == 1),
+                )
+                .map(Boolean::from)
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        let nums = sibs
+            .iter()
+            .enumerate()
+            .map(|(i, s)| {
+                AllocatedNum::alloc(cs.namespace(|| format!("path element {i}")), || Ok(*s))
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        let row = storage_proofs_core::gadgets::insertion::insert(cs, &cur, &bits, &nums)?;
+        cur = if c.sha {
+            Sha256Function::hash_multi_leaf_circuit::<A, _>(cs.namespace(|| "hash"), &row, l)?
+        } else {
+            filecoin_hashers::poseidon::PoseidonFunction::hash_multi_leaf_circuit::<A, _>(
+                cs.namespace(|| "hash"),
+                &row,
+                l,
+            )?
+        };
+    }
+    Ok(())
+}
+
+struct LevelsOf<A>(Levels, std::marker::PhantomData<A>);
+
+impl<A: filecoin_hashers::PoseidonArity> Circuit<Fr> for LevelsOf<A> {
+    fn synthesize<CS: ConstraintSystem<Fr>>(self, cs: &mut CS) -> Result<(), SynthesisError> {
+        levels_circuit::<A, CS>(&self.0, cs)
+    }
+}
+
+fn check_levels<A: filecoin_hashers::PoseidonArity>(sha: bool, seed: u64) {
+    let mut rng = ChaCha20Rng::seed_from_u64(seed);
+    let arity = A::to_usize();
+    let c = Levels {
+        leaf: Fr::random(&mut rng),
+        levels: (0..3)
+            .map(|_| {
+                (
+                    rng.gen_range(0..arity),
+                    (0..arity - 1).map(|_| Fr::random(&mut rng)).collect(),
+                )
+            })
+            .collect(),
+        sha,
+    };
+    let w = synthesize_witness(
+        LevelsOf::<A>(c.clone(), std::marker::PhantomData),
+        Witness::default(),
+    )
+    .unwrap();
+    let mut aux = Vec::new();
+    aux.push_fr(c.leaf);
+    let hash = if sha {
+        native::TreeHash::Sha256
+    } else {
+        native::TreeHash::Poseidon
+    };
+    let mut cur = c.leaf;
+    for (index, sibs) in &c.levels {
+        cur = native::merkle_level::<A>(&mut aux, hash, cur, *index, sibs);
+    }
+    same(&format!("{hash:?} levels of arity {arity}"), &aux, &w);
+    assert_eq!(Some(&cur), w.aux_assignment.last());
+}
+
+#[test]
+fn merkle_levels_equal_the_por_circuits_levels() {
+    use typenum::{U2, U8};
+    // comm_d: SHA-256, binary; tree-c and tree-r-last: Poseidon, arity 8
+    // (2 for the small test trees).
+    check_levels::<U2>(true, 40);
+    check_levels::<U2>(false, 41);
+    check_levels::<U8>(false, 42);
+}
