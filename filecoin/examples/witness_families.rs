@@ -120,46 +120,45 @@ fn family<C: Circuit<Fr> + Copy>(name: &str, recorded_from: C, circuit: C) {
     );
 }
 
-/// The native generator (`cuzk_filecoin::native::sha256_hash`) on the
-/// same blocks as `Sha`: timed like the others and checked equal to the
-/// witness-only assignment.
-fn sha_native(s: Sha) {
-    use cuzk_synth::native::Aux;
-    let rec = CompiledR1cs::record(s).expect("record");
+/// A family's native generator on the circuit's own inputs: timed like
+/// the others and checked equal to the witness-only assignment.
+fn native_row<C: Circuit<Fr> + Copy>(name: &str, circuit: C, generate: impl Fn(&mut Vec<Fr>)) {
+    let rec = CompiledR1cs::record(circuit).expect("record");
     let constraints = rec.shape().num_constraints;
-    let generate = |aux: &mut Vec<Fr>| {
-        let mut rng = ChaCha20Rng::seed_from_u64(s.seed);
-        for _ in 0..s.blocks {
-            let bits: Vec<_> = (0..512).map(|_| aux.bit(rng.gen())).collect();
-            cuzk_filecoin::native::sha256_hash(aux, &bits);
-        }
-    };
     let mut aux = Vec::with_capacity(rec.shape().num_aux);
     let t = best(|| {
         aux.clear();
         generate(&mut aux);
     });
-    let w = rec.witness(s).expect("witness");
+    let w = rec.witness(circuit).expect("witness");
     assert!(
         aux[..] == w.aux_assignment[..],
-        "native SHA-256 differs from witness-only"
+        "{name}: native differs from witness-only"
     );
     println!(
-        "{:<22} {constraints:>10} constraints  native {:>8.1} ms ({:>5.1} ns/constraint)",
-        "SHA-256 native",
+        "{name:<22} {constraints:>10} constraints  native {:>8.1} ms ({:>5.1} ns/constraint)",
         t.as_secs_f64() * 1e3,
         t.as_secs_f64() * 1e9 / constraints as f64
     );
 }
 
-/// The native generator (`cuzk_filecoin::native::poseidon_hash`) on the
-/// same hashes as `Poseidon`, checked equal to witness-only.
+/// `Sha`'s blocks through `cuzk_filecoin::native::sha256_hash`.
+fn sha_native(s: Sha) {
+    use cuzk_synth::native::Aux;
+    native_row("SHA-256 native", s, |aux| {
+        let mut rng = ChaCha20Rng::seed_from_u64(s.seed);
+        for _ in 0..s.blocks {
+            let bits: Vec<_> = (0..512).map(|_| aux.bit(rng.gen())).collect();
+            cuzk_filecoin::native::sha256_hash(aux, &bits);
+        }
+    });
+}
+
+/// `Poseidon`'s hashes through `cuzk_filecoin::native::poseidon_hash`.
 fn poseidon_native(p: Poseidon) {
     use cuzk_synth::native::Aux;
     use typenum::{U2, U8};
-    let rec = CompiledR1cs::record(p).expect("record");
-    let constraints = rec.shape().num_constraints;
-    let generate = |aux: &mut Vec<Fr>| {
+    native_row(&format!("Poseidon {} native", p.arity), p, |aux| {
         let mut rng = ChaCha20Rng::seed_from_u64(p.seed);
         for _ in 0..p.hashes {
             let leaves: Vec<Fr> = (0..p.arity).map(|_| Fr::random(&mut rng)).collect();
@@ -171,23 +170,7 @@ fn poseidon_native(p: Poseidon) {
                 _ => cuzk_filecoin::native::poseidon_hash::<U2>(aux, &leaves),
             };
         }
-    };
-    let mut aux = Vec::with_capacity(rec.shape().num_aux);
-    let t = best(|| {
-        aux.clear();
-        generate(&mut aux);
     });
-    let w = rec.witness(p).expect("witness");
-    assert!(
-        aux[..] == w.aux_assignment[..],
-        "native Poseidon differs from witness-only"
-    );
-    println!(
-        "{:<22} {constraints:>10} constraints  native {:>8.1} ms ({:>5.1} ns/constraint)",
-        format!("Poseidon {} native", p.arity),
-        t.as_secs_f64() * 1e3,
-        t.as_secs_f64() * 1e9 / constraints as f64
-    );
 }
 
 fn main() {
