@@ -14,10 +14,15 @@
 //!   level's node put among its siblings by its index bits;
 //! - [`merkle_level`]: one level of storage-proofs' PoR circuit (index
 //!   bits, siblings, insert, the tree's hash; [`sha256_hash_multi_leaf`]
-//!   for SHA-256 trees).
+//!   for SHA-256 trees); [`por_poseidon`]: a whole path in a Poseidon
+//!   tree of any shape;
+//! - [`post_sector`]: one sector of the fallback PoSt circuit (WinningPoSt
+//!   and WindowPoSt).
 //!
-//! Not yet used by a proof kind's witness; `tests/native.rs` checks them
-//! value for value against witness-only synthesis of the gadgets.
+//! Not yet used by a proof kind's witness (the engine still runs the
+//! gadgets); `tests/native.rs` checks them value for value against
+//! witness-only synthesis of the gadgets and of PoSt sectors of the 2 KiB,
+//! 32 GiB and 64 GiB tree shapes.
 
 use cuzk_synth::native::{sha256, Aux, Bit};
 use ff::{Field, PrimeField};
@@ -329,6 +334,24 @@ pub enum TreeHash {
     Poseidon,
 }
 
+/// A Merkle path as the PoR circuit takes it: per level, from the leaf
+/// up, the siblings and the node's index among the level's children.
+pub type Path = Vec<(Vec<Fr>, usize)>;
+
+/// The start of a PoR level: the node's index bits and its siblings
+/// allocated, then the node inserted among the siblings (the row the
+/// level hashes).
+fn level_row(aux: &mut impl Aux, cur: Fr, index: usize, siblings: &[Fr]) -> Vec<Fr> {
+    let arity = siblings.len() + 1;
+    let bits: Vec<Bit> = (0..arity.trailing_zeros())
+        .map(|i| aux.bit((index >> i) & 1 == 1))
+        .collect();
+    for s in siblings {
+        aux.push_fr(*s);
+    }
+    insert(aux, cur, &bits, siblings)
+}
+
 /// One level of storage-proofs' PoR circuit (`SubPath::synthesize`): the
 /// node's index bits and siblings allocated, the node inserted among its
 /// siblings, and their hash, which is the next level's node.
@@ -339,17 +362,61 @@ pub fn merkle_level<A: filecoin_hashers::PoseidonArity>(
     index: usize,
     siblings: &[Fr],
 ) -> Fr {
-    let arity = siblings.len() + 1;
-    assert_eq!(arity, A::to_usize());
-    let bits: Vec<Bit> = (0..arity.trailing_zeros())
-        .map(|i| aux.bit((index >> i) & 1 == 1))
-        .collect();
-    for s in siblings {
-        aux.push_fr(*s);
-    }
-    let row = insert(aux, cur, &bits, siblings);
+    assert_eq!(siblings.len() + 1, A::to_usize());
+    let row = level_row(aux, cur, index, siblings);
     match hash {
         TreeHash::Sha256 => sha256_hash_multi_leaf(aux, &row),
         TreeHash::Poseidon => poseidon_hash::<A>(aux, &row),
+    }
+}
+
+/// [`poseidon_hash`] at the arity `leaves.len()` picks (one of the
+/// arities filecoin-hashers defines).
+pub fn poseidon_hash_any(aux: &mut impl Aux, leaves: &[Fr]) -> Fr {
+    use typenum::{U11, U16, U2, U24, U36, U4, U8};
+    match leaves.len() {
+        2 => poseidon_hash::<U2>(aux, leaves),
+        4 => poseidon_hash::<U4>(aux, leaves),
+        8 => poseidon_hash::<U8>(aux, leaves),
+        11 => poseidon_hash::<U11>(aux, leaves),
+        16 => poseidon_hash::<U16>(aux, leaves),
+        24 => poseidon_hash::<U24>(aux, leaves),
+        36 => poseidon_hash::<U36>(aux, leaves),
+        n => panic!("no Poseidon constants for arity {n}"),
+    }
+}
+
+/// storage-proofs' PoR circuit over a Poseidon tree (`PoRCircuit::
+/// synthesize` with the leaf given, the root already allocated, private):
+/// the leaf, then each level of `path` (its siblings and the node's index
+/// there: base, sub and top levels alike, each at its own arity). Returns
+/// the computed root. The path bits go to public inputs, not here.
+pub fn por_poseidon(aux: &mut impl Aux, leaf: Fr, path: &Path) -> Fr {
+    aux.push_fr(leaf);
+    let mut cur = leaf;
+    for (siblings, index) in path {
+        let row = level_row(aux, cur, *index, siblings);
+        cur = poseidon_hash_any(aux, &row);
+    }
+    cur
+}
+
+/// One sector of storage-proofs-post's fallback PoSt circuit (`Sector::
+/// synthesize`): comm_r_last, comm_c and comm_r allocated, comm_c and
+/// comm_r_last hashed (Poseidon, arity 2), then one PoR path per
+/// challenge, `(leaf, path)`.
+pub fn post_sector(
+    aux: &mut impl Aux,
+    comm_r: Fr,
+    comm_c: Fr,
+    comm_r_last: Fr,
+    challenges: &[(Fr, Path)],
+) {
+    aux.push_fr(comm_r_last);
+    aux.push_fr(comm_c);
+    aux.push_fr(comm_r);
+    poseidon_hash::<typenum::U2>(aux, &[comm_c, comm_r_last]);
+    for (leaf, path) in challenges {
+        por_poseidon(aux, *leaf, path);
     }
 }

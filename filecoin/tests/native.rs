@@ -356,3 +356,65 @@ fn merkle_levels_equal_the_por_circuits_levels() {
     check_levels::<U2>(false, 41);
     check_levels::<U8>(false, 42);
 }
+
+/// A fallback PoSt sector of tree shape `Tree` on random values (witness
+/// generation checks no constraint, so any values compare): the circuit's
+/// witness against `native::post_sector`.
+fn check_post_sector<Tree: 'static + storage_proofs_core::merkle::MerkleTreeTrait>(
+    arities: &[usize],
+    challenges: usize,
+    seed: u64,
+) {
+    use storage_proofs_post::fallback::Sector;
+    let mut rng = ChaCha20Rng::seed_from_u64(seed);
+    let mut r = || Fr::random(&mut rng);
+    let (comm_r, comm_c, comm_r_last) = (r(), r(), r());
+    let mut rng = ChaCha20Rng::seed_from_u64(seed + 1);
+    let paths: Vec<(Fr, native::Path)> = (0..challenges)
+        .map(|_| {
+            let leaf = Fr::random(&mut rng);
+            let path = arities
+                .iter()
+                .map(|&a| {
+                    let index = rng.gen_range(0..a);
+                    ((0..a - 1).map(|_| Fr::random(&mut rng)).collect(), index)
+                })
+                .collect();
+            (leaf, path)
+        })
+        .collect();
+    let sector = Sector::<Tree> {
+        comm_r: Some(comm_r),
+        comm_c: Some(comm_c),
+        comm_r_last: Some(comm_r_last),
+        leafs: paths.iter().map(|(l, _)| Some(*l)).collect(),
+        paths: paths
+            .iter()
+            .map(|(_, p)| {
+                p.iter()
+                    .map(|(s, i)| (s.iter().map(|x| Some(*x)).collect(), Some(*i)))
+                    .collect::<Vec<_>>()
+                    .into()
+            })
+            .collect(),
+        id: Some(Fr::ONE),
+    };
+    let w = synthesize_witness(&sector, Witness::default()).unwrap();
+    let mut aux = Vec::new();
+    native::post_sector(&mut aux, comm_r, comm_c, comm_r_last, &paths);
+    same(&format!("PoSt sector, arities {arities:?}"), &aux, &w);
+}
+
+#[test]
+fn post_sectors_of_2kib_and_32gib_shape_equal_the_circuit() {
+    // 2 KiB: 64 leaves, two arity-8 levels. 32 GiB: 2^30 leaves, nine
+    // arity-8 base levels and one arity-8 sub level. 64 GiB adds an
+    // arity-2 top level.
+    check_post_sector::<filecoin_proofs::SectorShape2KiB>(&[8, 8], 2, 50);
+    check_post_sector::<filecoin_proofs::SectorShape32GiB>(&[8; 10], 3, 51);
+    check_post_sector::<filecoin_proofs::SectorShape64GiB>(
+        &[8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 2],
+        2,
+        52,
+    );
+}
