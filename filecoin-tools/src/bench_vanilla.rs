@@ -181,3 +181,76 @@ where
     };
     encode(&p)
 }
+
+/// A fallback PoSt sector on random values, twice: storage-proofs-post's
+/// `Sector` circuit and the same values as `cuzk_filecoin::native::
+/// post_sector` takes them. Witness generation checks no constraint, so
+/// the two witnesses compare (the proofs would not verify).
+pub struct RandomPostSector<Tree: MerkleTreeTrait> {
+    /// The circuit.
+    pub sector: storage_proofs_post::fallback::Sector<Tree>,
+    /// comm_r, comm_c, comm_r_last.
+    pub comms: [blstrs::Scalar; 3],
+    /// Per challenge: the leaf and its path.
+    pub challenges: Vec<(blstrs::Scalar, cuzk_filecoin::native::Path)>,
+}
+
+impl<Tree: MerkleTreeTrait> std::fmt::Debug for RandomPostSector<Tree> {
+    // The circuit has no Debug of its own: its size says enough.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RandomPostSector")
+            .field("challenges", &self.challenges.len())
+            .field("levels", &self.challenges.first().map_or(0, |c| c.1.len()))
+            .finish()
+    }
+}
+
+/// A [`RandomPostSector`] of `challenges` challenges whose paths have one
+/// level per entry of `arities` (base, sub and top levels of `Tree`, from
+/// the leaf up), from `seed`.
+pub fn random_post_sector<Tree: 'static + MerkleTreeTrait>(
+    arities: &[usize],
+    challenges: usize,
+    seed: u64,
+) -> RandomPostSector<Tree> {
+    use ff::Field;
+    let mut rng = ChaCha20Rng::seed_from_u64(seed);
+    let comms = [(); 3].map(|_| blstrs::Scalar::random(&mut rng));
+    let challenges: Vec<(blstrs::Scalar, cuzk_filecoin::native::Path)> = (0..challenges)
+        .map(|_| {
+            let leaf = blstrs::Scalar::random(&mut rng);
+            let path = arities
+                .iter()
+                .map(|&a| {
+                    let index = rng.gen_range(0..a);
+                    let sibs = (0..a - 1)
+                        .map(|_| blstrs::Scalar::random(&mut rng))
+                        .collect();
+                    (sibs, index)
+                })
+                .collect();
+            (leaf, path)
+        })
+        .collect();
+    let sector = storage_proofs_post::fallback::Sector::<Tree> {
+        comm_r: Some(comms[0]),
+        comm_c: Some(comms[1]),
+        comm_r_last: Some(comms[2]),
+        leafs: challenges.iter().map(|(l, _)| Some(*l)).collect(),
+        paths: challenges
+            .iter()
+            .map(|(_, p)| {
+                p.iter()
+                    .map(|(s, i)| (s.iter().map(|x| Some(*x)).collect(), Some(*i)))
+                    .collect::<Vec<_>>()
+                    .into()
+            })
+            .collect(),
+        id: Some(blstrs::Scalar::ONE),
+    };
+    RandomPostSector {
+        sector,
+        comms,
+        challenges,
+    }
+}

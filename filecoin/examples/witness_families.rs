@@ -8,7 +8,8 @@
 //! (`cuzk_synth::synthesize`: a, b, c and densities) and witness-only
 //! synthesis (`CompiledR1cs::witness`: value closures only), and the
 //! witness checked against the classic assignment. Each family also with
-//! its native generator (`cuzk_filecoin::native`), checked equal.
+//! its native generator (`cuzk_filecoin::native`), checked equal; and a
+//! whole fallback PoSt sector of the 32 GiB shape the same way.
 //!
 //! ```text
 //! cargo run --release -p cuzk-filecoin --example witness_families
@@ -174,6 +175,17 @@ fn poseidon_native(p: Poseidon) {
 }
 
 fn main() {
+    // A fallback PoSt sector of the 32 GiB shape, as a WindowPoSt
+    // partition holds 2349: 10 challenges, ten arity-8 levels each, on
+    // random values (witness generation checks no constraint).
+    let post = cuzk_filecoin_tools::bench_vanilla::random_post_sector::<
+        filecoin_proofs::SectorShape32GiB,
+    >(&[8; 10], 10, 7);
+    family("PoSt sector (32 GiB)", &post.sector, &post.sector);
+    native_row("PoSt sector native", &post.sector, |aux| {
+        let [comm_r, comm_c, comm_r_last] = post.comms;
+        cuzk_filecoin::native::post_sector(aux, comm_r, comm_c, comm_r_last, &post.challenges);
+    });
     let sha = Sha {
         blocks: 64,
         seed: 1,

@@ -365,43 +365,12 @@ fn check_post_sector<Tree: 'static + storage_proofs_core::merkle::MerkleTreeTrai
     challenges: usize,
     seed: u64,
 ) {
-    use storage_proofs_post::fallback::Sector;
-    let mut rng = ChaCha20Rng::seed_from_u64(seed);
-    let mut r = || Fr::random(&mut rng);
-    let (comm_r, comm_c, comm_r_last) = (r(), r(), r());
-    let mut rng = ChaCha20Rng::seed_from_u64(seed + 1);
-    let paths: Vec<(Fr, native::Path)> = (0..challenges)
-        .map(|_| {
-            let leaf = Fr::random(&mut rng);
-            let path = arities
-                .iter()
-                .map(|&a| {
-                    let index = rng.gen_range(0..a);
-                    ((0..a - 1).map(|_| Fr::random(&mut rng)).collect(), index)
-                })
-                .collect();
-            (leaf, path)
-        })
-        .collect();
-    let sector = Sector::<Tree> {
-        comm_r: Some(comm_r),
-        comm_c: Some(comm_c),
-        comm_r_last: Some(comm_r_last),
-        leafs: paths.iter().map(|(l, _)| Some(*l)).collect(),
-        paths: paths
-            .iter()
-            .map(|(_, p)| {
-                p.iter()
-                    .map(|(s, i)| (s.iter().map(|x| Some(*x)).collect(), Some(*i)))
-                    .collect::<Vec<_>>()
-                    .into()
-            })
-            .collect(),
-        id: Some(Fr::ONE),
-    };
-    let w = synthesize_witness(&sector, Witness::default()).unwrap();
+    let r =
+        cuzk_filecoin_tools::bench_vanilla::random_post_sector::<Tree>(arities, challenges, seed);
+    let w = synthesize_witness(&r.sector, Witness::default()).unwrap();
     let mut aux = Vec::new();
-    native::post_sector(&mut aux, comm_r, comm_c, comm_r_last, &paths);
+    let [comm_r, comm_c, comm_r_last] = r.comms;
+    native::post_sector(&mut aux, comm_r, comm_c, comm_r_last, &r.challenges);
     same(&format!("PoSt sector, arities {arities:?}"), &aux, &w);
 }
 
