@@ -77,14 +77,10 @@ fn byte_reversed(bits: Vec<Bit>, out: &mut Vec<Bit>) {
 }
 
 /// `Sha256Function::hash2_circuit`: the node over two allocated
-/// children, allocated.
+/// children, allocated; the same layout as [`sha256_hash_multi_leaf`]
+/// over two leaves.
 pub fn sha256_hash2(aux: &mut impl Aux, a: &Fr, b: &Fr) -> Fr {
-    let a_bits = to_bits_le(aux, a);
-    let b_bits = to_bits_le(aux, b);
-    let mut preimage = Vec::with_capacity(512);
-    byte_reversed(a_bits, &mut preimage);
-    byte_reversed(b_bits, &mut preimage);
-    sha256_hash(aux, &preimage)
+    sha256_hash_multi_leaf(aux, &[*a, *b])
 }
 
 /// A Poseidon state element as neptune's circuit holds it: a linear
@@ -111,22 +107,10 @@ impl Elt {
     }
 }
 
-/// neptune 11's `quintic_s_box`: l, l², l⁴ allocated, then l⁴·l plus the
-/// round key.
-fn s_box(aux: &mut impl Aux, e: Elt, post: Option<Fr>) -> Elt {
-    let l = e.allocated(aux);
-    let l2 = l.square();
-    aux.push_fr(l2);
-    let l4 = l2.square();
-    aux.push_fr(l4);
-    let l5 = l4 * l + post.unwrap_or(Fr::ZERO);
-    aux.push_fr(l5);
-    Elt::Allocated(l5)
-}
-
-/// neptune 11's `quintic_s_box_pre_add` (the first round): (l + pre)²,
-/// its square, then l⁴·(l + pre) + post.
-fn s_box_pre_add(aux: &mut impl Aux, e: Elt, pre: Fr, post: Fr) -> Elt {
+/// neptune 11's `quintic_s_box` (`pre` zero) and `quintic_s_box_pre_add`
+/// (the first round): the input allocated if it is not yet, then
+/// (l + pre)², its square, and (l + pre)⁵ + post.
+fn s_box(aux: &mut impl Aux, e: Elt, pre: Fr, post: Fr) -> Elt {
     let l = e.allocated(aux) + pre;
     let l2 = l.square();
     aux.push_fr(l2);
@@ -178,40 +162,35 @@ pub fn poseidon_hash<A: filecoin_hashers::PoseidonArity>(aux: &mut impl Aux, lea
 
     // First full round: keys before and after each S-box; the domain tag's
     // S-box is a constant.
-    let pre: Vec<Fr> = keys[offset..offset + width].to_vec();
-    let post: Vec<Fr> = keys[offset + width..offset + 2 * width].to_vec();
+    let (pre, post) = keys[..2 * width].split_at(width);
     offset += 2 * width;
     for i in 0..width {
         el[i] = if i == 0 {
             let t = el[0].value() + pre[0];
             Elt::Num(t.square().square() * t + post[0])
         } else {
-            s_box_pre_add(aux, el[i], pre[i], post[i])
+            s_box(aux, el[i], pre[i], post[i])
         };
     }
     product(&mut el, &mut round);
-    for _ in 1..c.full_rounds / 2 {
-        for i in 0..width {
-            el[i] = s_box(aux, el[i], Some(keys[offset + i]));
+    // The other full rounds of each half (the terminal one apart) around
+    // the partial rounds, which key only their first element's S-box.
+    let halves = c.full_rounds / 2 - 1;
+    for r in 0..2 * halves + c.partial_rounds {
+        let n = if (halves..halves + c.partial_rounds).contains(&r) {
+            1
+        } else {
+            width
+        };
+        for i in 0..n {
+            el[i] = s_box(aux, el[i], Fr::ZERO, keys[offset + i]);
         }
-        offset += width;
-        product(&mut el, &mut round);
-    }
-    for _ in 0..c.partial_rounds {
-        el[0] = s_box(aux, el[0], Some(keys[offset]));
-        offset += 1;
-        product(&mut el, &mut round);
-    }
-    for _ in 0..c.full_rounds / 2 - 1 {
-        for i in 0..width {
-            el[i] = s_box(aux, el[i], Some(keys[offset + i]));
-        }
-        offset += width;
+        offset += n;
         product(&mut el, &mut round);
     }
     // The terminal full round has no keys after its S-boxes.
     for i in 0..width {
-        el[i] = s_box(aux, el[i], None);
+        el[i] = s_box(aux, el[i], Fr::ZERO, Fr::ZERO);
     }
     product(&mut el, &mut round);
     el[1].allocated(aux)
@@ -338,35 +317,27 @@ pub enum TreeHash {
 /// up, the siblings and the node's index among the level's children.
 pub type Path = Vec<(Vec<Fr>, usize)>;
 
-/// The start of a PoR level: the node's index bits and its siblings
-/// allocated, then the node inserted among the siblings (the row the
-/// level hashes).
-fn level_row(aux: &mut impl Aux, cur: Fr, index: usize, siblings: &[Fr]) -> Vec<Fr> {
-    let arity = siblings.len() + 1;
-    let bits: Vec<Bit> = (0..arity.trailing_zeros())
-        .map(|i| aux.bit((index >> i) & 1 == 1))
-        .collect();
-    for s in siblings {
-        aux.push_fr(*s);
-    }
-    insert(aux, cur, &bits, siblings)
-}
-
 /// One level of storage-proofs' PoR circuit (`SubPath::synthesize`): the
 /// node's index bits and siblings allocated, the node inserted among its
-/// siblings, and their hash, which is the next level's node.
-pub fn merkle_level<A: filecoin_hashers::PoseidonArity>(
+/// siblings, and their hash at the level's arity, which is the next
+/// level's node.
+pub fn merkle_level(
     aux: &mut impl Aux,
     hash: TreeHash,
     cur: Fr,
     index: usize,
     siblings: &[Fr],
 ) -> Fr {
-    assert_eq!(siblings.len() + 1, A::to_usize());
-    let row = level_row(aux, cur, index, siblings);
+    let bits: Vec<Bit> = (0..(siblings.len() + 1).trailing_zeros())
+        .map(|i| aux.bit((index >> i) & 1 == 1))
+        .collect();
+    for s in siblings {
+        aux.push_fr(*s);
+    }
+    let row = insert(aux, cur, &bits, siblings);
     match hash {
         TreeHash::Sha256 => sha256_hash_multi_leaf(aux, &row),
-        TreeHash::Poseidon => poseidon_hash::<A>(aux, &row),
+        TreeHash::Poseidon => poseidon_hash_any(aux, &row),
     }
 }
 
@@ -395,8 +366,7 @@ pub fn por_poseidon(aux: &mut impl Aux, leaf: Fr, path: &Path) -> Fr {
     aux.push_fr(leaf);
     let mut cur = leaf;
     for (siblings, index) in path {
-        let row = level_row(aux, cur, *index, siblings);
-        cur = poseidon_hash_any(aux, &row);
+        cur = merkle_level(aux, TreeHash::Poseidon, cur, *index, siblings);
     }
     cur
 }
