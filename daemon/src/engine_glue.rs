@@ -213,6 +213,9 @@ pub struct EngineHost {
     /// the classic synthesis); the first job of a proof type records it.
     #[cfg(feature = "filecoin")]
     r1cs: R1csCache,
+    /// How each proof family's witness is made (`[synthesis.witness]`).
+    #[cfg(feature = "filecoin")]
+    witness: cuzk_scheduler::WitnessConfig,
     bench_max_log_size: u32,
     /// Held while a bench parameter file is generated, so concurrent first
     /// requests generate it once (the engine loads a file once itself).
@@ -254,6 +257,8 @@ impl EngineHost {
             filecoin_params,
             #[cfg(feature = "filecoin")]
             r1cs: R1csCache::new(default_r1cs_dir()),
+            #[cfg(feature = "filecoin")]
+            witness: Default::default(),
             bench_max_log_size,
             generating: Mutex::new(()),
             srs_loads: AtomicU64::new(0),
@@ -267,6 +272,14 @@ impl EngineHost {
     #[cfg(feature = "filecoin")]
     pub fn with_r1cs_dir(mut self, dir: PathBuf) -> Self {
         self.r1cs = R1csCache::new(dir);
+        self
+    }
+
+    /// Makes each proof family's witness as `witness` says (the config's
+    /// `[synthesis.witness]`) instead of the defaults.
+    #[cfg(feature = "filecoin")]
+    pub fn with_witness(mut self, witness: cuzk_scheduler::WitnessConfig) -> Self {
+        self.witness = witness;
         self
     }
 

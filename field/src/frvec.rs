@@ -121,6 +121,12 @@ impl FrVec {
         self.v.truncate(len);
     }
 
+    /// Sets the length to `len`, new elements equal to `value`.
+    pub fn resize(&mut self, len: usize, value: Fr) {
+        self.reserve(len.saturating_sub(self.v.len()));
+        self.v.resize(len, value);
+    }
+
     /// Appends `xs`.
     pub fn extend_from_slice(&mut self, xs: &[Fr]) {
         self.reserve(xs.len());
@@ -256,6 +262,10 @@ mod tests {
         assert!(!copy.is_pooled());
         assert_eq!(copy, w);
         assert_eq!(w.clone(), vec![Fr::from(5u64)]);
+        // Resizing within the capacity keeps the pooled storage.
+        w.resize(2, Fr::from(6u64));
+        assert!(w.is_pooled());
+        assert_eq!(w, vec![Fr::from(5u64), Fr::from(6u64)]);
         drop(w);
         assert_eq!(home.back.lock().unwrap().len(), 2);
     }
@@ -273,6 +283,10 @@ mod tests {
         );
         let x: FrVec = (0..5u64).map(Fr::from).collect();
         assert_eq!(x.len(), 5);
+        v.resize(5, Fr::from(4u64));
+        assert_eq!(&v[1..], &[2u64, 3, 4, 4].map(Fr::from)[..]);
+        v.resize(2, Fr::from(0u64));
+        assert_eq!(v.len(), 2);
         v.clear();
         assert!(v.is_empty() && v.capacity() >= 3);
         assert_eq!(FrVec::from(vec![Fr::from(1u64)]), vec![Fr::from(1u64)]);

@@ -13,7 +13,7 @@ use cuzk_filecoin::{
 };
 use cuzk_filecoin_tools::bench_vanilla::{random_post, random_snap};
 use cuzk_filecoin_tools::testdata;
-use cuzk_scheduler::{Engine, JobSpec};
+use cuzk_scheduler::{Engine, JobSpec, PartitionSource, WitnessGen};
 
 fn prove_unchecked(engine: &Engine, job: ProofJob) -> Vec<u8> {
     engine
@@ -44,21 +44,55 @@ fn random_window_post_and_snap_prove_unchecked_and_do_not_verify() {
     assert_eq!(input.vanilla_proofs.len(), 3);
     // The real job verifies the vanilla proofs and refuses them.
     assert!(matches!(
-        post_job(&input, &dirs.params, false, None),
+        post_job(&input, &dirs.params, false, None, WitnessGen::Generic),
         Err(FilecoinError::VanillaInvalid { .. })
     ));
-    let job = post_bench_job(&input, &dirs.params, None).unwrap();
+    let job = post_bench_job(&input, &dirs.params, None, WitnessGen::Generic).unwrap();
     assert_eq!(job.inputs.len(), 2, "3 sectors at 2 per partition");
+    // On random paths the native aux values are the circuit's, value for
+    // value (the last partition repeats its last sector). The public
+    // inputs are not: a native partition takes the verifier's (the
+    // challenged leaves' positions), the circuit its paths' index bits,
+    // which random paths do not share, and the check mode says so.
+    let rec = std::sync::Arc::new(cuzk_filecoin::compiled::record_post(&window).unwrap());
+    let of = |w| post_bench_job(&input, &dirs.params, Some(&rec), w).unwrap();
+    let (generic, native, check) = (
+        of(WitnessGen::Generic),
+        of(WitnessGen::Native),
+        of(WitnessGen::Check),
+    );
+    for k in 0..2 {
+        let want = generic.source.synthesize(k).unwrap();
+        let got = native.source.synthesize(k).unwrap();
+        assert!(want.aux_assignment == got.aux_assignment, "partition {k}");
+        assert_eq!(got.input_assignment[1..], native.inputs[k][..]);
+        assert_ne!(want.input_assignment, got.input_assignment);
+        let e = check.source.synthesize(k).unwrap_err();
+        let e = e.downcast_ref::<FilecoinError>().unwrap();
+        assert!(
+            matches!(
+                e,
+                FilecoinError::WitnessMismatch {
+                    what: "public input",
+                    ..
+                }
+            ),
+            "{e}"
+        );
+    }
     assert_eq!(prove_unchecked(&engine, job).len(), 2 * 192);
 
     let snap = SnapProofKind::new(2048).unwrap();
     testdata::ensure_snap_params(&snap, &dirs, testdata::PARAMS_SEED).unwrap();
     let u = random_snap(&snap, 9).unwrap();
     assert!(matches!(
-        snap_job(&u, &dirs.params, false, None),
+        snap_job(&u, &dirs.params, false, None, WitnessGen::Generic),
         Err(FilecoinError::VanillaInvalid { partition: 0 })
     ));
-    let proof = prove_unchecked(&engine, snap_bench_job(&u, &dirs.params, None).unwrap());
+    let proof = prove_unchecked(
+        &engine,
+        snap_bench_job(&u, &dirs.params, None, WitnessGen::Generic).unwrap(),
+    );
     assert_eq!(proof.len(), 192);
     assert!(!verify_snap(
         &snap,
@@ -109,4 +143,18 @@ fn random_snap_32gib_challenges_share_their_partition_path() {
         tops.push(first);
     }
     assert!(tops[0] != tops[1], "partitions have their own paths");
+}
+
+/// SnapDeals' native generator against witness-only synthesis on random
+/// updates of the shapes 2 KiB does not reach: several partitions (the
+/// partition bits, apex tree and partition path) and the large sectors'
+/// h values (hs = 7..12).
+#[test]
+fn random_snap_native_witness_equals_the_circuits() {
+    for (size, k) in [(8u64 << 20, 3), (512 << 20, 9)] {
+        let kind = SnapProofKind::new(size).unwrap();
+        let u = random_snap(&kind, 4).unwrap();
+        let n = cuzk_filecoin::snap::check_native_witness(&u, k, false).unwrap();
+        assert!(n > 1_000_000, "{size}: {n} aux values compared");
+    }
 }

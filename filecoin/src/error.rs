@@ -149,6 +149,28 @@ pub enum FilecoinError {
         /// The directory asked for.
         wanted: PathBuf,
     },
+    /// A native witness generator did not fill its partition's
+    /// assignment as the recorded circuit lays it out.
+    #[error("partition {partition}: native witness: {detail}")]
+    NativeWitness {
+        /// Partition index.
+        partition: usize,
+        /// What did not fit.
+        detail: String,
+    },
+    /// With the witness check mode: the native witness differs from the
+    /// circuit's own.
+    #[error(
+        "partition {partition}: the native witness differs from the circuit's at {what} {position}"
+    )]
+    WitnessMismatch {
+        /// Partition index.
+        partition: usize,
+        /// `"public input"` or `"aux value"`.
+        what: &'static str,
+        /// The first differing position.
+        position: usize,
+    },
     /// Circuit synthesis failed.
     #[error("synthesis failed: {0}")]
     Synthesis(#[from] bellpepper_core::SynthesisError),

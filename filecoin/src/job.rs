@@ -15,16 +15,40 @@
 use crate::error::{FilecoinError, Result};
 use crate::params::check_params;
 use bellpepper_core::Circuit;
-use cuzk_field::{Fr, FrAlloc};
+use cuzk_field::{Field, Fr, FrAlloc, FrVec};
 use cuzk_groth16::{CheckMode, Parameters, ParamsInfo, Timings};
 use cuzk_scheduler::{Engine, JobSpec, PartitionSource, SourceError};
-use cuzk_synth::{compiled::CompiledR1cs, ProvingAssignment, Shape};
+use cuzk_synth::{compiled::CompiledR1cs, native::SliceAux, ProvingAssignment, Shape};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 type PartitionFn = Box<
     dyn FnOnce(Option<&dyn FrAlloc>) -> std::result::Result<ProvingAssignment, SourceError> + Send,
 >;
+
+/// A partition's native witness generator: writes the whole aux
+/// assignment (the recorded circuit's count, handed over zeroed) or says
+/// why it could not.
+pub(crate) type NativeFn = Box<dyn FnOnce(&mut [Fr]) -> std::result::Result<(), String> + Send>;
+
+/// One partition as a kind's module hands it over: its circuit (for the
+/// classic or the generic witness-only synthesis) and, where the kind has
+/// one and the job runs against a recorded circuit, its native generator.
+/// With both, the two witnesses are compared ([`WitnessGen::Check`]).
+pub(crate) struct Part<C> {
+    pub circuit: Option<C>,
+    pub native: Option<NativeFn>,
+}
+
+impl<C> Part<C> {
+    /// The circuit only.
+    pub fn circuit(c: C) -> Self {
+        Self {
+            circuit: Some(c),
+            native: None,
+        }
+    }
+}
 
 /// The partitions of one proof, each synthesized at most once.
 pub struct ProofSource {
@@ -136,7 +160,7 @@ where
 {
     circuit_job_of(
         params_path,
-        circuits,
+        circuits.into_iter().map(Part::circuit).collect(),
         inputs,
         checks,
         r1cs,
@@ -144,10 +168,11 @@ where
     )
 }
 
-/// [`circuit_job`] for circuits that synthesize as `synthesis` says.
+/// [`circuit_job`] for partitions that synthesize as `synthesis` says,
+/// natively where a part has a generator (only with `r1cs`).
 pub(crate) fn circuit_job_of<C>(
     params_path: PathBuf,
-    circuits: Vec<C>,
+    parts: Vec<Part<C>>,
     inputs: Vec<Vec<Fr>>,
     checks: bool,
     r1cs: Option<&Arc<CompiledR1cs>>,
@@ -188,21 +213,36 @@ where
             )));
         }
     }
-    let partitions = circuits
+    let native = parts.first().is_some_and(|p| p.native.is_some());
+    let generic = parts.first().is_some_and(|p| p.circuit.is_some());
+    if native && r1cs.is_none() {
+        return Err(FilecoinError::Unsupported(
+            "a native witness needs the proof type's recorded circuit".into(),
+        ));
+    }
+    let partitions = parts
         .into_iter()
         .zip(inputs.clone())
         .enumerate()
-        .map(|(k, (circuit, want))| {
+        .map(|(k, (part, want))| {
             let (info, path) = (Arc::clone(&info), params_path.clone());
             let r1cs = r1cs.cloned();
             let f: PartitionFn = Box::new(move |alloc| {
                 let run = || -> Result<ProvingAssignment> {
-                    let pa = match &r1cs {
-                        // Witness only: the backend computes a, b, c from
-                        // the record (in device memory on the GPU), reading
-                        // the witness from `alloc`'s page-locked buffers.
-                        Some(r) => r.synthesize_deferred_in(circuit, alloc)?,
-                        None => cuzk_synth::synthesize_with_hint(circuit, shape)?,
+                    let pa = match (&r1cs, part.circuit, part.native) {
+                        // The backend computes a, b, c from the record (in
+                        // device memory on the GPU), reading the witness
+                        // from `alloc`'s page-locked buffers.
+                        (Some(r), check, Some(gen)) => {
+                            native_witness(r, alloc, &want, gen, check, k)?
+                        }
+                        (Some(r), Some(c), None) => r.synthesize_deferred_in(c, alloc)?,
+                        (None, Some(c), _) => cuzk_synth::synthesize_with_hint(c, shape)?,
+                        (_, None, _) => {
+                            return Err(FilecoinError::Unsupported(format!(
+                                "partition {k} has neither a circuit nor a generator"
+                            )))
+                        }
                     };
                     check_partition(&path, &info, &pa, k, checks)?;
                     if checks && pa.input_assignment.get(1..) != Some(&want[..]) {
@@ -215,7 +255,9 @@ where
             Mutex::new(Some(f))
         })
         .collect();
-    let scratch = match synthesis {
+    // A native generator writes in place; the check mode's generic
+    // witness lives on the heap beside it.
+    let generic_scratch = match synthesis {
         Synthesis::Sequential => 0,
         Synthesis::Parallel => {
             2 * if r1cs.is_some() {
@@ -224,6 +266,11 @@ where
                 shape.proving_bytes()
             } as u64
         }
+    };
+    let scratch = match (native, generic) {
+        (true, false) => 0,
+        (true, true) => generic_scratch + shape.witness_bytes() as u64,
+        (false, _) => generic_scratch,
     };
     let circuit_id = params_path
         .file_name()
@@ -240,6 +287,90 @@ where
         circuit_id,
         inputs,
     })
+}
+
+/// Each of `parts` generated on its own thread into its own equal range
+/// of `aux` (a PoRep partition's challenges, a PoSt partition's sectors:
+/// every part has the same shape). `what` names a part in errors.
+pub(crate) fn fill_ranges<T: Sync>(
+    aux: &mut [Fr],
+    parts: &[T],
+    what: &str,
+    gen: impl Fn(&mut SliceAux<'_>, &T) + Sync,
+) -> std::result::Result<(), String> {
+    use rayon::prelude::*;
+    if parts.is_empty() || aux.len() % parts.len() != 0 {
+        return Err(format!(
+            "{} aux values do not split into {} equal {what}s",
+            aux.len(),
+            parts.len()
+        ));
+    }
+    let per = aux.len() / parts.len();
+    aux.par_chunks_mut(per)
+        .zip(parts.par_iter())
+        .enumerate()
+        .try_for_each(|(i, (out, p))| {
+            let mut w = SliceAux::new(out);
+            gen(&mut w, p);
+            w.finish().map_err(|n| {
+                format!("{what} {i}: the generator made {n} values, the circuit has {per}")
+            })
+        })
+}
+
+/// Partition `k`'s `num_aux` aux values from its generator, outside the
+/// engine (tools and tests that time or compare them).
+pub(crate) fn native_values(
+    k: usize,
+    num_aux: usize,
+    gen: impl FnOnce(&mut [Fr]) -> std::result::Result<(), String>,
+) -> Result<Vec<Fr>> {
+    let mut aux = vec![Fr::ZERO; num_aux];
+    gen(&mut aux).map_err(|detail| FilecoinError::NativeWitness {
+        partition: k,
+        detail,
+    })?;
+    Ok(aux)
+}
+
+/// A partition's assignment from its native generator, deferred against
+/// the record: the public inputs are the verifier's (`want`), the aux
+/// values the generator's, written into `alloc`'s buffer. With `check`
+/// (the partition's circuit), its generic witness is made too and must
+/// equal them value for value.
+fn native_witness<C: Circuit<Fr>>(
+    r: &Arc<CompiledR1cs>,
+    alloc: Option<&dyn FrAlloc>,
+    want: &[Fr],
+    gen: NativeFn,
+    check: Option<C>,
+    partition: usize,
+) -> Result<ProvingAssignment> {
+    let n = r.shape().num_aux;
+    let mut aux = match alloc {
+        Some(a) => a.alloc(n),
+        None => FrVec::with_capacity(n),
+    };
+    aux.resize(n, Fr::ZERO);
+    gen(&mut aux).map_err(|detail| FilecoinError::NativeWitness { partition, detail })?;
+    let mut inputs = Vec::with_capacity(want.len() + 1);
+    inputs.push(Fr::ONE);
+    inputs.extend_from_slice(want);
+    if let Some(c) = check {
+        let w = r.witness(c)?;
+        let differs = |what, a: &[Fr], b: &[Fr]| match a.iter().zip(b).position(|(x, y)| x != y) {
+            None if a.len() == b.len() => Ok(()),
+            p => Err(FilecoinError::WitnessMismatch {
+                partition,
+                what,
+                position: p.unwrap_or(a.len().min(b.len())),
+            }),
+        };
+        differs("public input", &w.input_assignment, &inputs)?;
+        differs("aux value", &w.aux_assignment, &aux)?;
+    }
+    Ok(r.defer_values(inputs, aux)?)
 }
 
 /// Counts and A/B densities against the file; with `satisfied`, every
@@ -317,4 +448,88 @@ pub fn run_job(engine: &Engine, job: ProofJob, priority: i32) -> Result<ProofOut
         params_path: job.params_path,
         timings,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use bellpepper_core::{ConstraintSystem, SynthesisError};
+
+    /// x · y = z, z public.
+    struct Mul(u64, u64);
+
+    impl Circuit<Fr> for Mul {
+        fn synthesize<CS: ConstraintSystem<Fr>>(
+            self,
+            cs: &mut CS,
+        ) -> std::result::Result<(), SynthesisError> {
+            let x = cs.alloc(|| "x", || Ok(Fr::from(self.0)))?;
+            let y = cs.alloc(|| "y", || Ok(Fr::from(self.1)))?;
+            let z = cs.alloc_input(|| "z", || Ok(Fr::from(self.0 * self.1)))?;
+            cs.enforce(|| "xy", |lc| lc + x, |lc| lc + y, |lc| lc + z);
+            Ok(())
+        }
+    }
+
+    fn gen(values: [u64; 2]) -> NativeFn {
+        Box::new(move |aux: &mut [Fr]| {
+            for (slot, v) in aux.iter_mut().zip(values) {
+                *slot = Fr::from(v);
+            }
+            Ok(())
+        })
+    }
+
+    #[test]
+    fn a_native_witness_is_deferred_and_checked_against_the_circuit() {
+        let r = Arc::new(CompiledR1cs::record(Mul(0, 0)).unwrap());
+        let want = [Fr::from(12u64)];
+        let pa = native_witness(&r, None, &want, gen([3, 4]), Some(Mul(3, 4)), 0).unwrap();
+        assert_eq!(pa.input_assignment, vec![Fr::ONE, Fr::from(12u64)]);
+        assert_eq!(&pa.aux_assignment[..], &[Fr::from(3u64), Fr::from(4u64)]);
+        assert!(pa.deferred.is_some());
+
+        let e = native_witness(&r, None, &want, gen([3, 5]), Some(Mul(3, 4)), 7).unwrap_err();
+        assert!(
+            matches!(
+                e,
+                FilecoinError::WitnessMismatch {
+                    partition: 7,
+                    what: "aux value",
+                    position: 1
+                }
+            ),
+            "{e}"
+        );
+        let e = native_witness(
+            &r,
+            None,
+            &[Fr::from(13u64)],
+            gen([3, 4]),
+            Some(Mul(3, 4)),
+            0,
+        )
+        .unwrap_err();
+        assert!(
+            matches!(
+                e,
+                FilecoinError::WitnessMismatch {
+                    what: "public input",
+                    position: 1,
+                    ..
+                }
+            ),
+            "{e}"
+        );
+        // Without the check the values are taken as they are; a
+        // generator's own failure is typed.
+        let pa = native_witness::<Mul>(&r, None, &want, gen([3, 5]), None, 0).unwrap();
+        assert_eq!(pa.aux_assignment[1], Fr::from(5u64));
+        let bad: NativeFn = Box::new(|_| Err("short".into()));
+        let e = native_witness::<Mul>(&r, None, &want, bad, None, 2).unwrap_err();
+        assert!(
+            matches!(&e, FilecoinError::NativeWitness { partition: 2, detail } if detail == "short"),
+            "{e}"
+        );
+    }
 }

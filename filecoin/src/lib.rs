@@ -49,6 +49,7 @@ pub mod snap;
 pub use c1::{
     parse_c1, parse_prover_id, parse_size, C1Output, C1Public, SealProofKind, SealVersion,
 };
+pub use cuzk_scheduler::WitnessGen;
 pub use error::{FilecoinError, Result};
 pub use job::{circuit_job, run_job, ProofJob, ProofOutput, ProofSource};
 pub use params::{check_params, locate, locate_srs, use_param_dir, ProofKind};

@@ -24,6 +24,8 @@
 //! witness-only synthesis of the gadgets and of PoSt sectors of the 2 KiB,
 //! 32 GiB and 64 GiB tree shapes.
 
+pub mod snap;
+
 use cuzk_synth::native::{sha256, Aux, Bit};
 use ff::{Field, PrimeField};
 
@@ -31,7 +33,7 @@ type Fr = blstrs::Scalar;
 
 /// `multipack::pack_bits`: the first 254 bits (little-endian) as one
 /// allocated field element.
-fn pack(aux: &mut impl Aux, le_bits: &[Bit]) -> Fr {
+pub fn pack(aux: &mut impl Aux, le_bits: &[Bit]) -> Fr {
     let mut v = Fr::ZERO;
     let mut coeff = Fr::ONE;
     for b in le_bits.iter().take(Fr::CAPACITY as usize) {
@@ -58,7 +60,7 @@ pub fn sha256_hash(aux: &mut impl Aux, bits: &[Bit]) -> Fr {
 
 /// `AllocatedNum::to_bits_le`: 255 allocated bits, least significant
 /// first.
-fn to_bits_le(aux: &mut impl Aux, v: &Fr) -> Vec<Bit> {
+pub fn to_bits_le(aux: &mut impl Aux, v: &Fr) -> Vec<Bit> {
     let repr = v.to_repr();
     let bytes = repr.as_ref();
     (0..Fr::NUM_BITS as usize)
@@ -127,7 +129,15 @@ fn s_box(aux: &mut impl Aux, e: Elt, pre: Fr, post: Fr) -> Elt {
 /// compressed round keys, partial rounds through the sparse matrices;
 /// the matrix products themselves allocate nothing).
 pub fn poseidon_hash<A: filecoin_hashers::PoseidonArity>(aux: &mut impl Aux, leaves: &[Fr]) -> Fr {
-    let c = A::PARAMETERS();
+    poseidon_with(aux, A::PARAMETERS(), leaves)
+}
+
+/// [`poseidon_hash`] with other constants (SnapDeals' randomness hash).
+pub fn poseidon_with<A: neptune::Arity<Fr>>(
+    aux: &mut impl Aux,
+    c: &neptune::poseidon::PoseidonConstants<Fr, A>,
+    leaves: &[Fr],
+) -> Fr {
     let width = c.width();
     assert_eq!(leaves.len() + 1, width, "one leaf per arity");
     let mut el: Vec<Elt> = std::iter::once(Elt::Num(c.domain_tag))
@@ -279,7 +289,7 @@ pub fn insert(aux: &mut impl Aux, element: Fr, bits: &[Bit], elements: &[Fr]) ->
 
 /// storage-proofs' `insertion::select`: `from[index]` by halving, the most
 /// significant bit first, one pick per pair.
-fn select(aux: &mut impl Aux, from: &[Fr], bits: &[Bit]) -> Fr {
+pub fn select(aux: &mut impl Aux, from: &[Fr], bits: &[Bit]) -> Fr {
     assert_eq!(1 << bits.len(), from.len());
     let mut state = from.to_vec();
     let mut half = from.len() / 2;
@@ -364,11 +374,143 @@ pub fn poseidon_hash_any(aux: &mut impl Aux, leaves: &[Fr]) -> Fr {
 /// the computed root. The path bits go to public inputs, not here.
 pub fn por_poseidon(aux: &mut impl Aux, leaf: Fr, path: &Path) -> Fr {
     aux.push_fr(leaf);
+    por_path(aux, TreeHash::Poseidon, leaf, path)
+}
+
+/// storage-proofs' PoR circuit from an already allocated leaf (`Root::Var`,
+/// as the PoRep circuit's `enforce_inclusion` passes it): only the levels.
+/// Returns the computed root.
+pub fn por_path(aux: &mut impl Aux, hash: TreeHash, leaf: Fr, path: &Path) -> Fr {
     let mut cur = leaf;
     for (siblings, index) in path {
-        cur = merkle_level(aux, TreeHash::Poseidon, cur, *index, siblings);
+        cur = merkle_level(aux, hash, cur, *index, siblings);
     }
     cur
+}
+
+/// storage-proofs' `reverse_bit_numbering`: padded with constant zeros to
+/// whole bytes, each byte's bits reversed.
+fn reverse_bit_numbering(bits: Vec<Bit>) -> Vec<Bit> {
+    let mut out = Vec::with_capacity(bits.len().next_multiple_of(8));
+    byte_reversed(bits, &mut out);
+    out
+}
+
+/// One challenge of storage-proofs-porep's stacked circuit, as its
+/// `Proof::synthesize` takes it.
+#[derive(Clone, Debug)]
+pub struct PorepChallenge {
+    /// The challenged node's data (comm_d's leaf).
+    pub data_leaf: Fr,
+    /// Its path in the data tree (binary SHA-256).
+    pub comm_d_path: Path,
+    /// The challenged node's index.
+    pub node: u64,
+    /// The replica's path in tree R (Poseidon).
+    pub comm_r_last_path: Path,
+    /// The challenged column's path in tree C (Poseidon).
+    pub comm_c_path: Path,
+    /// The base (DRG) parents: each column (one label per layer) and its
+    /// path in tree C.
+    pub drg_parents: Vec<(Vec<Fr>, Path)>,
+    /// The expander parents, likewise.
+    pub exp_parents: Vec<(Vec<Fr>, Path)>,
+}
+
+/// The head of storage-proofs-porep's stacked circuit (`StackedCircuit::
+/// synthesize` up to its challenges): replica_id and its bits, comm_d,
+/// comm_r, comm_r_last, comm_c, and H(comm_c, comm_r_last). Returns the
+/// replica id's bits as the labels hash them.
+pub fn porep_head(aux: &mut impl Aux, replica_id: Fr, comms: [Fr; 4]) -> Vec<Bit> {
+    let [comm_d, comm_r, comm_r_last, comm_c] = comms;
+    aux.push_fr(replica_id);
+    let id_bits = reverse_bit_numbering(to_bits_le(aux, &replica_id));
+    for c in [comm_d, comm_r, comm_r_last, comm_c] {
+        aux.push_fr(c);
+    }
+    poseidon_hash::<typenum::U2>(aux, &[comm_c, comm_r_last]);
+    id_bits
+}
+
+/// One challenge of the stacked circuit (`Proof::synthesize`): the data
+/// leaf and its inclusion in comm_d; each parent's column, its hash and
+/// inclusion in comm_c; the challenge's bits; each layer's label
+/// recomputed from the parents' labels (`create_label_circuit`); the
+/// encoded node and its inclusion in comm_r_last; the challenged column's
+/// hash and its inclusion in comm_c. Every challenge of a partition
+/// appends the same number of values.
+pub fn porep_challenge(aux: &mut impl Aux, id_bits: &[Bit], ch: &PorepChallenge) {
+    aux.push_fr(ch.data_leaf);
+    por_path(aux, TreeHash::Sha256, ch.data_leaf, &ch.comm_d_path);
+    for (column, path) in ch.drg_parents.iter().chain(&ch.exp_parents) {
+        for v in column {
+            aux.push_fr(*v);
+        }
+        let h = poseidon_hash_any(aux, column);
+        por_path(aux, TreeHash::Poseidon, h, path);
+    }
+    // `UInt64::alloc`: 64 allocated bits, least significant first.
+    let node: Vec<Bit> = (0..64).map(|i| aux.bit((ch.node >> i) & 1 == 1)).collect();
+    let layers = ch.drg_parents.first().map_or(0, |(c, _)| c.len());
+    let mut labels = Vec::with_capacity(layers);
+    for layer in 1..=layers {
+        let mut parents: Vec<Vec<Bit>> = Vec::with_capacity(14);
+        for (column, _) in &ch.drg_parents {
+            parents.push(reverse_bit_numbering(to_bits_le(aux, &column[layer - 1])));
+        }
+        // The expander columns hold no first layer: shifted by one.
+        if layer > 1 {
+            for (column, _) in &ch.exp_parents {
+                parents.push(reverse_bit_numbering(to_bits_le(aux, &column[layer - 2])));
+            }
+        }
+        // The hashing order repeats the parents to 37 (TOTAL_PARENTS).
+        let mut expanded = parents.clone();
+        if layer > 1 {
+            expanded.extend_from_slice(&parents);
+            expanded.extend_from_slice(&parents[..9]);
+        } else {
+            for _ in 0..5 {
+                expanded.extend_from_slice(&parents);
+            }
+            expanded.push(parents[0].clone());
+        }
+        labels.push(create_label(aux, id_bits, &expanded, layer as u32, &node));
+    }
+    // `encode`: key (the last layer's label) + data, allocated.
+    let encoded = labels.last().copied().unwrap_or(Fr::ZERO) + ch.data_leaf;
+    aux.push_fr(encoded);
+    por_path(aux, TreeHash::Poseidon, encoded, &ch.comm_r_last_path);
+    let h = poseidon_hash_any(aux, &labels);
+    por_path(aux, TreeHash::Poseidon, h, &ch.comm_c_path);
+}
+
+/// `create_label_circuit`: SHA-256 of replica id | layer | node | the
+/// parents, each part padded with constant zeros to 32 bytes (64 for
+/// layer and node together), packed as `hash_circuit` packs.
+fn create_label(
+    aux: &mut impl Aux,
+    id_bits: &[Bit],
+    parents: &[Vec<Bit>],
+    layer: u32,
+    node_le: &[Bit],
+) -> Fr {
+    let pad = |m: &mut Vec<Bit>, to: usize| {
+        while m.len() % to != 0 {
+            m.push(Bit::Constant(false));
+        }
+    };
+    let mut msg = Vec::with_capacity((2 + parents.len()) * 256);
+    msg.extend_from_slice(id_bits);
+    pad(&mut msg, 256);
+    msg.extend((0..32).rev().map(|i| Bit::Constant((layer >> i) & 1 == 1)));
+    msg.extend(node_le.iter().rev());
+    pad(&mut msg, 512);
+    for p in parents {
+        msg.extend_from_slice(p);
+        pad(&mut msg, 256);
+    }
+    sha256_hash(aux, &msg)
 }
 
 /// One sector of storage-proofs-post's fallback PoSt circuit (`Sector::

@@ -5,11 +5,13 @@
 
 use crate::c1::{format_size, C1Output, C1Public, SealProofKind};
 use crate::error::{proofs, FilecoinError, Result};
-use crate::job::{circuit_job, run_job, ProofJob, ProofOutput};
+use crate::job::{
+    circuit_job_of, native_values, run_job, NativeFn, Part, ProofJob, ProofOutput, Synthesis,
+};
 use crate::params::{locate, locate_srs, use_param_dir};
 use cuzk_field::Fr;
 use cuzk_groth16::Proof;
-use cuzk_scheduler::Engine;
+use cuzk_scheduler::{Engine, WitnessGen};
 use cuzk_synth::{
     compiled::{CompiledR1cs, Witness},
     ProvingAssignment, Shape,
@@ -28,6 +30,8 @@ use storage_proofs_core::{
     merkle::{MerkleProofTrait, MerkleTreeTrait},
 };
 use storage_proofs_porep::stacked::{self, StackedCircuit, StackedCompound, StackedDrg};
+
+mod native;
 
 /// Calls `$f::<Tree>(args…)` with the Merkle tree shape of a sector size
 /// (a `Result`; an unregistered size is [`FilecoinError::SectorSize`]).
@@ -71,6 +75,8 @@ pub struct C2Options<'a> {
     /// counts its memory against the engine's budget
     /// ([`Engine::hold_host`]).
     pub r1cs: Option<Arc<CompiledR1cs>>,
+    /// How the witness is made against `r1cs` ([`porep_job`]).
+    pub witness: WitnessGen,
 }
 
 impl<'a> C2Options<'a> {
@@ -82,6 +88,7 @@ impl<'a> C2Options<'a> {
             check_satisfied: true,
             priority: 0,
             r1cs: None,
+            witness: WitnessGen::default(),
         }
     }
 }
@@ -92,19 +99,23 @@ impl<'a> C2Options<'a> {
 /// Without (random C1 outputs for benchmarks, whose vanilla proofs match
 /// neither), only the parameter file's counts are checked. With `r1cs`
 /// (the proof type's recorded circuit, [`crate::compiled::R1csCache`]),
-/// partitions are synthesized witness-only and multiplied with it; else
-/// by the classic synthesis. Both give the same assignment.
+/// the backend multiplies it with each partition's witness, made as
+/// `witness` says: by the native generator ([`crate::native::
+/// porep_challenge`], a partition's challenges in parallel), by the
+/// circuit's own code run witness-only, or both compared. Without, by the
+/// classic synthesis. All give the same assignment.
 pub fn porep_job(
     c1: &C1Output,
     param_dir: &Path,
     checks: bool,
     r1cs: Option<&Arc<CompiledR1cs>>,
+    witness: WitnessGen,
 ) -> Result<ProofJob> {
     c1.public.check_nonzero()?;
     let config = c1.kind.porep_config()?;
     with_tree!(
         c1.kind.sector_size,
-        job_tree(c1, &config, param_dir, checks, r1cs)
+        job_tree(c1, &config, param_dir, checks, r1cs, witness)
     )
 }
 
@@ -114,10 +125,34 @@ fn job_tree<Tree: 'static + MerkleTreeTrait>(
     param_dir: &Path,
     checks: bool,
     r1cs: Option<&Arc<CompiledR1cs>>,
+    witness: WitnessGen,
 ) -> Result<ProofJob> {
     let params_path = locate(param_dir, c1.kind)?;
     let Prepared { circuits, inputs } = prepare::<Tree>(c1, config)?;
-    circuit_job(params_path, circuits, inputs, checks, r1cs)
+    let natives = match (r1cs, witness) {
+        (None, _) | (_, WitnessGen::Generic) => None,
+        _ => Some(native::partitions::<Tree>(c1)?),
+    };
+    let keep_circuits = natives.is_none() || witness == WitnessGen::Check;
+    let mut natives = natives.map(Vec::into_iter);
+    let parts = circuits
+        .into_iter()
+        .map(|c| Part {
+            circuit: keep_circuits.then_some(c),
+            native: natives
+                .as_mut()
+                .and_then(Iterator::next)
+                .map(|p| Box::new(move |aux: &mut [Fr]| native::fill(aux, &p)) as NativeFn),
+        })
+        .collect();
+    circuit_job_of(
+        params_path,
+        parts,
+        inputs,
+        checks,
+        r1cs,
+        Synthesis::Sequential,
+    )
 }
 
 /// Proves a C1 output: the C2 step, as one job of the engine (its
@@ -134,6 +169,7 @@ pub fn prove_c2(c1: &C1Output, opts: &C2Options<'_>) -> Result<ProofOutput> {
         &opts.param_dir,
         opts.check_satisfied,
         opts.r1cs.as_ref(),
+        opts.witness,
     )?;
     let mut out = run_job(opts.engine, job, opts.priority)?;
     out.proof = finish_c2(c1, out.proof, &opts.param_dir)?;
@@ -389,6 +425,26 @@ fn synth_one<Tree: 'static + MerkleTreeTrait>(
         Some(r) => r.synthesize(circuit)?,
         None => cuzk_synth::synthesize(circuit)?,
     })
+}
+
+/// Partition `k`'s aux assignment (`num_aux` values: the recorded
+/// circuit's count) from the native generator, outside the engine: what a
+/// job's partition is given with [`WitnessGen::Native`], for tools and
+/// tests that time or compare it.
+pub fn native_aux(c1: &C1Output, k: usize, num_aux: usize) -> Result<Vec<Fr>> {
+    with_tree!(c1.kind.sector_size, native_aux_tree(c1, k, num_aux))
+}
+
+fn native_aux_tree<Tree: 'static + MerkleTreeTrait>(
+    c1: &C1Output,
+    k: usize,
+    num_aux: usize,
+) -> Result<Vec<Fr>> {
+    let part = native::partitions::<Tree>(c1)?
+        .into_iter()
+        .nth(k)
+        .ok_or_else(|| FilecoinError::BadC1(format!("no partition {k}")))?;
+    native_values(k, num_aux, |aux| native::fill(aux, &part))
 }
 
 /// Witness-only synthesis of partitions `ks` of a C1 output, all at once

@@ -19,12 +19,15 @@ pub use kind::{PostProofKind, PostType, PostVersion, WINDOW_POST_PRIORITY, WINNI
 pub use vanilla::{prepare, Prepared};
 
 use crate::error::{proofs, FilecoinError, Result};
-use crate::job::{circuit_job_of, run_job, ProofJob, ProofOutput, Synthesis};
+use crate::job::{
+    circuit_job_of, fill_ranges, native_values, run_job, NativeFn, Part, ProofJob, ProofOutput,
+    Synthesis,
+};
 use crate::params::{locate, use_param_dir};
 use crate::with_tree;
 use cuzk_field::Fr;
 use cuzk_groth16::Proof;
-use cuzk_scheduler::Engine;
+use cuzk_scheduler::{Engine, WitnessGen};
 use cuzk_synth::compiled::CompiledR1cs;
 use filecoin_proofs::{PoStConfig, PoStType, PublicReplicaInfo};
 use std::collections::BTreeMap;
@@ -34,7 +37,7 @@ use storage_proofs_core::{
     compound_proof::CompoundProof, merkle::MerkleTreeTrait, sector::SectorId,
 };
 use storage_proofs_post::fallback::{FallbackPoSt, FallbackPoStCircuit, FallbackPoStCompound};
-use vanilla::{decode, domain_bytes, field_element};
+use vanilla::{decode, domain_bytes, field_element, partitions, NativeSector};
 
 /// The blank circuit of a proof type (parameter generation).
 pub fn blank_circuit<Tree: 'static + MerkleTreeTrait>(
@@ -73,18 +76,21 @@ pub struct PostInput {
 /// satisfied, public inputs equal to the verifier's.
 /// The vanilla proofs are verified first in every case. With `r1cs` (the
 /// proof type's recorded circuit, [`crate::compiled::R1csCache::post`]),
-/// partitions are synthesized witness-only, their sectors on all cores,
-/// and the backend computes a, b, c from the record; else by the classic
-/// synthesis. Both give the same proofs.
+/// the backend computes a, b, c from the record, and each partition's
+/// witness comes as `witness` says: from the native generator
+/// ([`crate::native::post_sector`]) or the circuit's own code run
+/// witness-only, either with its sectors on all cores, or both compared.
+/// Without, by the classic synthesis. All give the same proofs.
 pub fn post_job(
     input: &PostInput,
     param_dir: &Path,
     checks: bool,
     r1cs: Option<&Arc<CompiledR1cs>>,
+    witness: WitnessGen,
 ) -> Result<ProofJob> {
     with_tree!(
         input.kind.sector_size,
-        job_tree(input, param_dir, true, checks, r1cs)
+        job_tree(input, param_dir, true, checks, r1cs, witness)
     )
 }
 
@@ -96,10 +102,11 @@ pub fn post_bench_job(
     input: &PostInput,
     param_dir: &Path,
     r1cs: Option<&Arc<CompiledR1cs>>,
+    witness: WitnessGen,
 ) -> Result<ProofJob> {
     with_tree!(
         input.kind.sector_size,
-        job_tree(input, param_dir, false, false, r1cs)
+        job_tree(input, param_dir, false, false, r1cs, witness)
     )
 }
 
@@ -109,17 +116,64 @@ fn job_tree<Tree: 'static + MerkleTreeTrait>(
     verify: bool,
     checks: bool,
     r1cs: Option<&Arc<CompiledR1cs>>,
+    witness: WitnessGen,
 ) -> Result<ProofJob> {
     let params_path = locate(param_dir, input.kind)?;
-    let (circuits, inputs) = prepare::<Tree>(input, verify)?;
+    let native = r1cs.is_some() && witness != WitnessGen::Generic;
+    let circuit = r1cs.is_none() || witness != WitnessGen::Native;
+    let mut parts = Vec::new();
+    let mut inputs = Vec::new();
+    for p in partitions::<Tree>(input, verify)? {
+        parts.push(Part {
+            circuit: circuit.then(|| p.circuit()).transpose()?,
+            native: match native {
+                true => {
+                    let sectors = p.native_sectors()?;
+                    Some(Box::new(move |aux: &mut [Fr]| native_fill(aux, &sectors)) as NativeFn)
+                }
+                false => None,
+            },
+        });
+        inputs.push(p.inputs);
+    }
     circuit_job_of(
         params_path,
-        circuits,
+        parts,
         inputs,
         checks,
         r1cs,
         Synthesis::Parallel,
     )
+}
+
+/// Partition `k`'s aux assignment (`num_aux` values: its recorded
+/// circuit's count) from the native generator, outside the engine: what a
+/// job's partition is given with [`WitnessGen::Native`], for tools that
+/// time or compare it. The vanilla proofs are checked but not verified.
+pub fn native_aux(input: &PostInput, k: usize, num_aux: usize) -> Result<Vec<Fr>> {
+    with_tree!(input.kind.sector_size, native_aux_tree(input, k, num_aux))
+}
+
+fn native_aux_tree<Tree: 'static + MerkleTreeTrait>(
+    input: &PostInput,
+    k: usize,
+    num_aux: usize,
+) -> Result<Vec<Fr>> {
+    let part = partitions::<Tree>(input, false)?
+        .into_iter()
+        .nth(k)
+        .ok_or_else(|| FilecoinError::Unsupported(format!("no partition {k}")))?;
+    let sectors = part.native_sectors()?;
+    native_values(k, num_aux, |aux| native_fill(aux, &sectors))
+}
+
+/// A partition's aux assignment from its sectors, each generated on its
+/// own thread into its own range (every sector of a PoSt circuit has the
+/// same shape, so the ranges are equal).
+fn native_fill(aux: &mut [Fr], sectors: &[NativeSector]) -> std::result::Result<(), String> {
+    fill_ranges(aux, sectors, "sector", |w, s| {
+        crate::native::post_sector(w, s.comm_r, s.comm_c, s.comm_r_last, &s.challenges)
+    })
 }
 
 /// Knobs of [`prove_post`].
@@ -137,6 +191,8 @@ pub struct PostOptions<'a> {
     /// The proof type's recorded circuit ([`post_job`]); `None`: classic
     /// synthesis.
     pub r1cs: Option<Arc<CompiledR1cs>>,
+    /// How the witness is made against `r1cs` ([`post_job`]).
+    pub witness: WitnessGen,
 }
 
 impl<'a> PostOptions<'a> {
@@ -148,6 +204,7 @@ impl<'a> PostOptions<'a> {
             check_satisfied: true,
             priority: None,
             r1cs: None,
+            witness: WitnessGen::default(),
         }
     }
 }
@@ -161,6 +218,7 @@ pub fn prove_post(input: &PostInput, opts: &PostOptions<'_>) -> Result<ProofOutp
         &opts.param_dir,
         opts.check_satisfied,
         opts.r1cs.as_ref(),
+        opts.witness,
     )?;
     run_job(
         opts.engine,
@@ -301,4 +359,38 @@ pub fn vanilla_json(proofs: &[Vec<u8>]) -> String {
         .map(|p| base64::engine::general_purpose::STANDARD.encode(p))
         .collect();
     serde_json::Value::from(list).to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use cuzk_field::Field;
+
+    #[test]
+    fn native_fill_refuses_ranges_the_sectors_do_not_fill_exactly() {
+        let sector = NativeSector {
+            comm_r: Fr::from(1u64),
+            comm_c: Fr::from(2u64),
+            comm_r_last: Fr::from(3u64),
+            challenges: Vec::new(),
+        };
+        let two = [sector.clone(), sector];
+        // Three commitments and a binary Poseidon per sector: more than 4.
+        let e = native_fill(&mut [Fr::ZERO; 8], &two).unwrap_err();
+        assert!(e.starts_with("sector 0: the generator made "), "{e}");
+        let e = native_fill(&mut [Fr::ZERO; 7], &two).unwrap_err();
+        assert!(e.contains("do not split into 2 equal sectors"), "{e}");
+        // The exact length: each sector starts with its comm_r_last.
+        let mut one = Vec::new();
+        crate::native::post_sector(
+            &mut one,
+            two[0].comm_r,
+            two[0].comm_c,
+            two[0].comm_r_last,
+            &[],
+        );
+        let mut aux = vec![Fr::ZERO; 2 * one.len()];
+        native_fill(&mut aux, &two).unwrap();
+        assert_eq!(aux, [one.clone(), one].concat());
+    }
 }

@@ -15,14 +15,15 @@
 
 use crate::c1::{format_size, SealProofKind, SealVersion, SECTOR_SIZES};
 use crate::error::{proofs, FilecoinError, Result};
-use crate::job::{circuit_job, run_job, ProofJob, ProofOutput};
+use crate::job::{circuit_job_of, run_job, NativeFn, Part, ProofJob, ProofOutput, Synthesis};
 use crate::params::{locate, use_param_dir};
 use crate::post::vanilla::{canonical, check_path, decode_all, field_element};
 use crate::with_tree;
 use bellpepper_core::{Circuit, ConstraintSystem, SynthesisError};
 use cuzk_field::Fr;
-use cuzk_scheduler::Engine;
+use cuzk_scheduler::{Engine, WitnessGen};
 use cuzk_synth::compiled::CompiledR1cs;
+use cuzk_synth::native::SliceAux;
 use filecoin_hashers::{poseidon::PoseidonHasher, Domain};
 use filecoin_proofs::PoRepConfig;
 use std::path::Path;
@@ -185,18 +186,21 @@ pub struct SnapInput {
 /// satisfied, public inputs equal to the verifier's.
 /// The vanilla proofs are verified first in every case. With `r1cs` (the
 /// proof type's recorded circuit, [`crate::compiled::R1csCache::snap`]),
-/// partitions are synthesized witness-only and the backend computes
-/// a, b, c from the record; else by the classic synthesis. Both give the
-/// same proofs.
+/// the backend computes a, b, c from the record, and each partition's
+/// witness comes as `witness` says: from the native generator
+/// ([`crate::native::snap::snap_partition`]), from the circuit's own code
+/// run witness-only, or both compared. Without, by the classic synthesis.
+/// All give the same proofs.
 pub fn snap_job(
     input: &SnapInput,
     param_dir: &Path,
     checks: bool,
     r1cs: Option<&Arc<CompiledR1cs>>,
+    witness: WitnessGen,
 ) -> Result<ProofJob> {
     with_tree!(
         input.kind.sector_size,
-        job_tree(input, param_dir, true, checks, r1cs)
+        job_tree(input, param_dir, true, checks, r1cs, witness)
     )
 }
 
@@ -208,10 +212,11 @@ pub fn snap_bench_job(
     input: &SnapInput,
     param_dir: &Path,
     r1cs: Option<&Arc<CompiledR1cs>>,
+    witness: WitnessGen,
 ) -> Result<ProofJob> {
     with_tree!(
         input.kind.sector_size,
-        job_tree(input, param_dir, false, false, r1cs)
+        job_tree(input, param_dir, false, false, r1cs, witness)
     )
 }
 
@@ -221,13 +226,89 @@ fn job_tree<Tree>(
     verify: bool,
     checks: bool,
     r1cs: Option<&Arc<CompiledR1cs>>,
+    witness: WitnessGen,
 ) -> Result<ProofJob>
 where
     Tree: 'static + MerkleTreeTrait<Hasher = PoseidonHasher>,
 {
     let params_path = locate(param_dir, input.kind)?;
     let (circuits, inputs) = prepare::<Tree>(input, verify)?;
-    circuit_job(params_path, circuits, inputs, checks, r1cs)
+    let native = |c: EmptySectorUpdateCircuit<Tree>| -> NativeFn {
+        Box::new(move |aux: &mut [Fr]| {
+            let n = aux.len();
+            let mut w = SliceAux::new(aux);
+            crate::native::snap::snap_partition(&mut w, &c)?;
+            w.finish()
+                .map_err(|m| format!("the generator made {m} values, the circuit has {n}"))
+        })
+    };
+    let parts = match (r1cs, witness) {
+        (None, _) | (_, WitnessGen::Generic) => circuits.into_iter().map(Part::circuit).collect(),
+        (_, WitnessGen::Native) => circuits
+            .into_iter()
+            .map(|c| Part {
+                circuit: None,
+                native: Some(native(c)),
+            })
+            .collect(),
+        // The circuit has no Clone: the generator's copy is built again
+        // from the already verified vanilla proofs.
+        (_, WitnessGen::Check) => circuits
+            .into_iter()
+            .zip(prepare::<Tree>(input, false)?.0)
+            .map(|(c, copy)| Part {
+                circuit: Some(c),
+                native: Some(native(copy)),
+            })
+            .collect(),
+    };
+    circuit_job_of(
+        params_path,
+        parts,
+        inputs,
+        checks,
+        r1cs,
+        Synthesis::Sequential,
+    )
+}
+
+/// The check mode outside the engine: partition `k`'s aux values from the
+/// native generator against witness-only synthesis of its circuit (the
+/// vanilla proofs decoded and checked, verified with `verify`). Returns
+/// how many values agree; a difference is
+/// [`FilecoinError::WitnessMismatch`]. For tests and tools at sizes
+/// without parameter files.
+pub fn check_native_witness(input: &SnapInput, k: usize, verify: bool) -> Result<usize> {
+    with_tree!(input.kind.sector_size, check_native_tree(input, k, verify))
+}
+
+fn check_native_tree<Tree>(input: &SnapInput, k: usize, verify: bool) -> Result<usize>
+where
+    Tree: 'static + MerkleTreeTrait<Hasher = PoseidonHasher>,
+{
+    let missing = || FilecoinError::Unsupported(format!("no partition {k}"));
+    let circuit = prepare::<Tree>(input, verify)?
+        .0
+        .into_iter()
+        .nth(k)
+        .ok_or_else(missing)?;
+    let mut native = Vec::new();
+    crate::native::snap::snap_partition(&mut native, &circuit).map_err(|detail| {
+        FilecoinError::NativeWitness {
+            partition: k,
+            detail,
+        }
+    })?;
+    let w = cuzk_synth::compiled::synthesize_witness(circuit, Default::default())?;
+    let aux = &w.aux_assignment;
+    match native.iter().zip(aux.iter()).position(|(a, b)| a != b) {
+        None if native.len() == aux.len() => Ok(native.len()),
+        p => Err(FilecoinError::WitnessMismatch {
+            partition: k,
+            what: "aux value",
+            position: p.unwrap_or(native.len().min(aux.len())),
+        }),
+    }
 }
 
 /// Proves a SnapDeals update as one engine job (parameters loaded once
@@ -239,8 +320,9 @@ pub fn prove_snap(
     engine: &Engine,
     priority: Option<i32>,
     r1cs: Option<&Arc<CompiledR1cs>>,
+    witness: WitnessGen,
 ) -> Result<ProofOutput> {
-    let job = snap_job(input, param_dir, true, r1cs)?;
+    let job = snap_job(input, param_dir, true, r1cs, witness)?;
     run_job(engine, job, priority.unwrap_or(SNAP_PRIORITY))
 }
 

@@ -423,6 +423,35 @@ fn circuit_matches_filecoin_proofs_shape_and_is_satisfied() {
     assert!(inputs[0].iter().any(|x| !bool::from(ff::Field::is_zero(x))));
 }
 
+/// The native generator's aux values equal witness-only synthesis of the
+/// circuit, value for value, on the sealed sector's C1 and on a random
+/// one (whose paths lead nowhere: the generator computes what the circuit
+/// computes, satisfiable or not).
+#[test]
+fn native_witness_equals_the_circuits() {
+    let rec = cuzk_filecoin::compiled::record_porep(&kind2k()).unwrap();
+    let random = cuzk_filecoin_tools::bench_c1::random_c1(&kind2k(), 5).unwrap();
+    for (what, c) in [("sealed", c1()), ("random", random)] {
+        let (w, _) = cuzk_filecoin::porep::witness_partitions(&c, &[0], &rec)
+            .unwrap()
+            .pop()
+            .unwrap();
+        let native = cuzk_filecoin::porep::native_aux(&c, 0, rec.shape().num_aux).unwrap();
+        assert_eq!(native.len(), w.aux_assignment.len());
+        let first = native
+            .iter()
+            .zip(w.aux_assignment.iter())
+            .position(|(a, b)| a != b);
+        assert_eq!(first, None, "{what}: first differing aux value");
+    }
+    // A count that is not the circuit's is refused, not written past.
+    let e = cuzk_filecoin::porep::native_aux(&c1(), 0, rec.shape().num_aux + 1).unwrap_err();
+    assert!(
+        matches!(e, FilecoinError::NativeWitness { partition: 0, .. }),
+        "{e}"
+    );
+}
+
 #[test]
 fn corrupt_vanilla_proof_is_unsatisfied() {
     // Flip the low bit of one label in a DRG parent's column: still a valid

@@ -107,6 +107,33 @@ fn c2_2kib_verifies_with_filecoin_proofs() {
         &td.dirs.params
     )
     .is_err());
+
+    // The recorded circuit with each witness generator (the check mode
+    // compares the native witness with the circuit's on the worker).
+    let rec = std::sync::Arc::new(cuzk_filecoin::compiled::record_porep(&kind).unwrap());
+    let engine = cuzk_scheduler::Engine::cpu().unwrap();
+    for w in [
+        cuzk_filecoin::WitnessGen::Native,
+        cuzk_filecoin::WitnessGen::Generic,
+        cuzk_filecoin::WitnessGen::Check,
+    ] {
+        let mut opts = C2Options::new(td.dirs.params.clone(), &engine);
+        opts.r1cs = Some(rec.clone());
+        opts.witness = w;
+        let p = prove_c2(&c1, &opts).unwrap();
+        assert!(
+            verify_c2(
+                &c1.kind,
+                &c1.public,
+                prover_id,
+                sector_id,
+                &p.proof,
+                &td.dirs.params
+            )
+            .unwrap(),
+            "{w:?}"
+        );
+    }
 }
 
 /// Non-interactive PoRep (FIP-0092) at 2 KiB: a sector sealed with
@@ -131,7 +158,14 @@ fn ni_porep_2kib_aggregate_verifies_with_filecoin_proofs() {
     };
 
     // The partitions alone, then aggregated as seal_commit_phase2 does.
-    let job = cuzk_filecoin::porep::porep_job(&c1, &td.dirs.params, true, None).unwrap();
+    let job = cuzk_filecoin::porep::porep_job(
+        &c1,
+        &td.dirs.params,
+        true,
+        None,
+        cuzk_filecoin::WitnessGen::Generic,
+    )
+    .unwrap();
     assert_eq!(job.inputs.len(), 13, "13 partitions at 2 KiB");
     let out = prove_c2(&c1, &C2Options::new(td.dirs.params.clone(), &engine)).unwrap();
     assert_eq!(out.partitions, 13);

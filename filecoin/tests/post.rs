@@ -12,7 +12,7 @@ use cuzk_field::Fr;
 use cuzk_filecoin::post::{post_job, post_public_inputs, prepare, vanilla_sectors};
 use cuzk_filecoin::{
     circuit_job, prove_post, run_job, verify_post, FilecoinError, PostInput, PostOptions,
-    PostProofKind, PostType, PostVersion, SealProofKind, SealVersion,
+    PostProofKind, PostType, PostVersion, SealProofKind, SealVersion, WitnessGen,
 };
 use cuzk_filecoin_tools::testdata::{self, PostTestSector, TestDirs, POST_PROVER_ID};
 use cuzk_scheduler::{Engine, PartitionSource};
@@ -221,26 +221,47 @@ fn post_2kib_compiled_equals_classic_and_verifies() {
         };
         let vanilla = testdata::post_vanilla_proofs(&kind, &chosen, r, POST_PROVER_ID).unwrap();
         let rec = std::sync::Arc::new(cuzk_filecoin::compiled::record_post(&kind).unwrap());
-        let job = |r1cs| post_job(&input(kind, r, vanilla.clone()), &dirs.params, true, r1cs);
-        let (classic, compiled) = (job(None).unwrap(), job(Some(&rec)).unwrap());
+        let job = |r1cs, witness| {
+            post_job(
+                &input(kind, r, vanilla.clone()),
+                &dirs.params,
+                true,
+                r1cs,
+                witness,
+            )
+            .unwrap()
+        };
+        let classic = job(None, WitnessGen::Generic);
         let n = classic.source.num_partitions();
-        assert_eq!(n, compiled.source.num_partitions());
+        let compiled = [WitnessGen::Generic, WitnessGen::Native, WitnessGen::Check]
+            .map(|w| (w, job(Some(&rec), w)));
         for k in 0..n {
             let want = classic.source.synthesize(k).unwrap();
-            let mut got = compiled.source.synthesize(k).unwrap();
-            assert!(got.a.is_empty(), "a compiled partition defers a, b, c");
-            got.evaluate_deferred().unwrap();
             assert_eq!(rec.shape(), want.shape());
-            assert!(want == got, "{}: partition {k} differs", kind.api_name());
+            for (w, job) in &compiled {
+                assert_eq!(n, job.source.num_partitions());
+                let mut got = job.source.synthesize(k).unwrap();
+                assert!(got.a.is_empty(), "a compiled partition defers a, b, c");
+                got.evaluate_deferred().unwrap();
+                assert!(
+                    want == got,
+                    "{} {w:?}: partition {k} differs",
+                    kind.api_name()
+                );
+            }
         }
-        let mut opts = PostOptions::new(dirs.params.clone(), &engine);
-        opts.r1cs = Some(rec);
-        let out = prove_post(&input(kind, r, vanilla), &opts).unwrap();
-        assert!(
-            verify(&kind, r, &public(&chosen), &out.proof),
-            "{}",
-            kind.api_name()
-        );
+        // Proved and verified through each witness generator.
+        for w in [WitnessGen::Generic, WitnessGen::Native] {
+            let mut opts = PostOptions::new(dirs.params.clone(), &engine);
+            opts.r1cs = Some(rec.clone());
+            opts.witness = w;
+            let out = prove_post(&input(kind, r, vanilla.clone()), &opts).unwrap();
+            assert!(
+                verify(&kind, r, &public(&chosen), &out.proof),
+                "{} {w:?}",
+                kind.api_name()
+            );
+        }
     }
 }
 
@@ -350,7 +371,14 @@ fn bad_vanilla_proofs_are_typed_errors() {
         "{e}"
     );
     // The job itself carries the right shape and priority for the engine.
-    let job = post_job(&input(win, win_r, wv), &dirs.params, true, None).unwrap();
+    let job = post_job(
+        &input(win, win_r, wv),
+        &dirs.params,
+        true,
+        None,
+        WitnessGen::Generic,
+    )
+    .unwrap();
     assert_eq!(job.inputs.len(), 1);
     assert_eq!(
         job.inputs[0].len() + 1,

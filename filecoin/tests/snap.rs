@@ -9,7 +9,7 @@
 //! `cargo test -p cuzk-filecoin --test snap`
 
 use cuzk_filecoin::snap::snap_job;
-use cuzk_filecoin::{prove_snap, verify_snap, FilecoinError, SnapInput, SnapProofKind};
+use cuzk_filecoin::{prove_snap, verify_snap, FilecoinError, SnapInput, SnapProofKind, WitnessGen};
 use cuzk_filecoin_tools::testdata::{self, SnapTestUpdate, TestDirs};
 use cuzk_scheduler::{Engine, PartitionSource};
 use filecoin_proofs::SectorShape2KiB;
@@ -61,7 +61,15 @@ fn snap_2kib_verifies_with_filecoin_proofs() {
     let (dirs, u) = setup();
     assert_eq!(kind().public_params().partition_count, 1);
     let engine = Engine::cpu().unwrap();
-    let out = prove_snap(&input(u), &dirs.params, &engine, None, None).unwrap();
+    let out = prove_snap(
+        &input(u),
+        &dirs.params,
+        &engine,
+        None,
+        None,
+        WitnessGen::Generic,
+    )
+    .unwrap();
     assert_eq!(out.partitions, 1);
     assert_eq!(out.proof.len(), 192);
     assert!(verify(u, &out.proof));
@@ -119,30 +127,34 @@ fn snap_2kib_verifies_with_filecoin_proofs() {
 fn snap_2kib_compiled_equals_classic_and_verifies() {
     let (dirs, u) = setup();
     let rec = std::sync::Arc::new(cuzk_filecoin::compiled::record_snap(&kind()).unwrap());
-    let classic = snap_job(&input(u), &dirs.params, true, None)
+    let classic = snap_job(&input(u), &dirs.params, true, None, WitnessGen::Generic)
         .unwrap()
         .source
         .synthesize(0)
         .unwrap();
-    let mut new = snap_job(&input(u), &dirs.params, true, Some(&rec))
-        .unwrap()
-        .source
-        .synthesize(0)
-        .unwrap();
-    assert!(new.a.is_empty(), "a compiled partition defers a, b, c");
-    new.evaluate_deferred().unwrap();
     assert_eq!(rec.shape(), classic.shape());
-    assert!(classic == new, "the compiled path differs");
+    for w in [WitnessGen::Generic, WitnessGen::Native, WitnessGen::Check] {
+        let mut new = snap_job(&input(u), &dirs.params, true, Some(&rec), w)
+            .unwrap()
+            .source
+            .synthesize(0)
+            .unwrap();
+        assert!(new.a.is_empty(), "a compiled partition defers a, b, c");
+        new.evaluate_deferred().unwrap();
+        assert!(classic == new, "{w:?}: the compiled path differs");
+    }
 
     let engine = Engine::cpu().unwrap();
-    let out = prove_snap(&input(u), &dirs.params, &engine, None, Some(&rec)).unwrap();
-    assert!(verify(u, &out.proof));
+    for w in [WitnessGen::Generic, WitnessGen::Native] {
+        let out = prove_snap(&input(u), &dirs.params, &engine, None, Some(&rec), w).unwrap();
+        assert!(verify(u, &out.proof), "{w:?}");
+    }
 }
 
 #[test]
 fn bad_snap_inputs_are_typed_errors() {
     let (dirs, u) = setup();
-    let job = |i: &SnapInput| snap_job(i, &dirs.params, true, None);
+    let job = |i: &SnapInput| snap_job(i, &dirs.params, true, None, WitnessGen::Generic);
 
     // Wrong count of vanilla proofs.
     let mut i = input(u);

@@ -131,6 +131,52 @@ pub struct SynthesisConfig {
     /// Threads of the CPU pool (rayon's) that synthesis, classification
     /// and CPU MSMs share; 0 (default): one per CPU core.
     pub threads: usize,
+    /// `[synthesis.witness]`: how each recorded proof type's witness is
+    /// made.
+    pub witness: WitnessConfig,
+}
+
+/// `[synthesis.witness]`: the witness generator of each proof family
+/// (those with a recorded circuit; the classic synthesis has its own).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct WitnessConfig {
+    /// PoRep C2 (interactive and non-interactive).
+    pub porep: WitnessGen,
+    /// WinningPoSt and WindowPoSt.
+    pub post: WitnessGen,
+    /// SnapDeals.
+    pub snap: WitnessGen,
+}
+
+/// How a partition's witness is made against its recorded circuit.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum WitnessGen {
+    /// cuzk's native generators (PoRep, WinningPoSt, WindowPoSt and
+    /// SnapDeals all have one).
+    #[default]
+    Native,
+    /// The circuit's own code, run witness-only.
+    Generic,
+    /// Both, every value compared: a difference fails the partition with
+    /// the first differing position. Slower; for diagnosis.
+    Check,
+}
+
+impl std::str::FromStr for WitnessGen {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "native" => Ok(Self::Native),
+            "generic" => Ok(Self::Generic),
+            "check" => Ok(Self::Check),
+            _ => Err(format!(
+                "{s:?}: expected \"native\", \"generic\" or \"check\""
+            )),
+        }
+    }
 }
 
 /// `[gpus]`.

@@ -52,7 +52,7 @@ pub mod timeline;
 
 pub use config::{
     format_bytes, parse_bytes, ByteSpec, Config, EngineOptions, LogFormat, LoggingConfig,
-    LOG_LEVELS,
+    WitnessConfig, WitnessGen, LOG_LEVELS,
 };
 pub use curio::ConfigNotice;
 pub use engine::{Engine, HostHold, JobHandle, JobId, JobOutput, JobSpec, PartitionTimes};

@@ -61,7 +61,9 @@ pub struct VanillaBenchArgs {
 /// The engine of a Filecoin bench (`-j` checked, the timeline on) and its
 /// parameter directory (`--param-cache`, else the config's, else
 /// filecoin-proofs' own).
-fn filecoin_bench_engine(a: &FilecoinBenchArgs) -> Result<(Engine, PathBuf)> {
+fn filecoin_bench_engine(
+    a: &FilecoinBenchArgs,
+) -> Result<(Engine, PathBuf, cuzk_scheduler::WitnessConfig)> {
     let e = &a.engine;
     crate::cmd::limits::check_count("-j", e.jobs, crate::cmd::limits::MAX_BENCH_PARTITIONS)?;
     let cfg = config(e, None)?;
@@ -71,14 +73,14 @@ fn filecoin_bench_engine(a: &FilecoinBenchArgs) -> Result<(Engine, PathBuf)> {
         .params
         .dir(cfg.srs.param_cache.as_deref(), ParamFiles::Filecoin);
     let engine = engine_with(opts, &cfg, e.device.backend)?;
-    Ok((engine, dir))
+    Ok((engine, dir, cfg.synthesis.witness))
 }
 
 /// `cuzk bench porep`.
 pub fn run_porep(ctx: &Ctx, p: PorepBenchArgs) -> Result<()> {
     let a = &p.bench;
     let e = &a.engine;
-    let (engine, dir) = filecoin_bench_engine(a)?;
+    let (engine, dir, witness) = filecoin_bench_engine(a)?;
     let size = cuzk_filecoin::parse_size(&a.sector_size)?;
     let version = if p.ni {
         cuzk_filecoin::SealVersion::V1_2NonInteractive
@@ -100,10 +102,20 @@ pub fn run_porep(ctx: &Ctx, p: PorepBenchArgs) -> Result<()> {
             &dir,
             false,
             r1cs.as_ref(),
+            a.synthesis.witness(witness.porep),
         )?);
     }
     sp.finish_and_clear();
-    ctx.say(format!("synthesis: {:?}", a.synthesis.synthesis).to_lowercase());
+    ctx.say(
+        match r1cs {
+            Some(_) => format!(
+                "synthesis: compiled, witness: {:?}",
+                a.synthesis.witness(witness.porep)
+            ),
+            None => "synthesis: classic".into(),
+        }
+        .to_lowercase(),
+    );
     run_unchecked(
         ctx,
         &engine,
@@ -170,7 +182,7 @@ pub enum Bench {
 pub fn run(ctx: &Ctx, what: Bench, v: VanillaBenchArgs) -> Result<()> {
     let a = &v.bench;
     let e = &a.engine;
-    let (engine, dir) = filecoin_bench_engine(a)?;
+    let (engine, dir, witness) = filecoin_bench_engine(a)?;
     let size = cuzk_filecoin::parse_size(&a.sector_size)?;
     // The record (loaded, or made on first use: about one classic
     // synthesis of a partition) and the inputs are ready before the clock
@@ -187,9 +199,18 @@ pub fn run(ctx: &Ctx, what: Bench, v: VanillaBenchArgs) -> Result<()> {
         Bench::Snap => recorded.snap(&SnapProofKind::new(size)?, &engine)?,
         Bench::Post(typ) => recorded.post(&post_kind(typ)?, &engine)?,
     };
-    ctx.say(match &r1cs {
-        Some(_) => "synthesis: compiled",
-        None => "synthesis: classic",
+    ctx.say(match (&r1cs, what) {
+        (None, _) => "synthesis: classic".to_string(),
+        (Some(_), Bench::Post(_)) => format!(
+            "synthesis: compiled, witness: {:?}",
+            a.synthesis.witness(witness.post)
+        )
+        .to_lowercase(),
+        (Some(_), Bench::Snap) => format!(
+            "synthesis: compiled, witness: {:?}",
+            a.synthesis.witness(witness.snap)
+        )
+        .to_lowercase(),
     });
     let sp = ctx.spinner("building random vanilla proofs");
     let (label, jobs) = match what {
@@ -200,7 +221,12 @@ pub fn run(ctx: &Ctx, what: Bench, v: VanillaBenchArgs) -> Result<()> {
             let jobs = (0..e.jobs)
                 .map(|j| {
                     let input = random_post(&kind, sectors, a.seed + j as u64)?;
-                    cuzk_filecoin::post::post_bench_job(&input, &dir, r1cs.as_ref())
+                    cuzk_filecoin::post::post_bench_job(
+                        &input,
+                        &dir,
+                        r1cs.as_ref(),
+                        a.synthesis.witness(witness.post),
+                    )
                 })
                 .collect::<cuzk_filecoin::Result<Vec<_>>>()?;
             (kind.api_name(), jobs)
@@ -210,7 +236,12 @@ pub fn run(ctx: &Ctx, what: Bench, v: VanillaBenchArgs) -> Result<()> {
             let jobs = (0..e.jobs)
                 .map(|j| {
                     let input = random_snap(&kind, a.seed + j as u64)?;
-                    cuzk_filecoin::snap::snap_bench_job(&input, &dir, r1cs.as_ref())
+                    cuzk_filecoin::snap::snap_bench_job(
+                        &input,
+                        &dir,
+                        r1cs.as_ref(),
+                        a.synthesis.witness(witness.snap),
+                    )
                 })
                 .collect::<cuzk_filecoin::Result<Vec<_>>>()?;
             (kind.api_name(), jobs)

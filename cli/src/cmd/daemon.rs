@@ -119,7 +119,8 @@ pub fn run(_ctx: &Ctx, a: Args) -> Result<()> {
         let host = match &cfg.srs.r1cs_cache {
             Some(dir) => host.with_r1cs_dir(dir.clone()),
             None => host,
-        };
+        }
+        .with_witness(cfg.synthesis.witness.clone());
         let daemon = Daemon::bind(ServeOptions::from_config(&cfg, settings), host).await?;
         tracing::info!(
             tcp = ?daemon.tcp_addr(),

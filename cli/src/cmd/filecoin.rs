@@ -107,22 +107,46 @@ pub fn prove(sub: ProveSub) -> Result<()> {
         ProveSub::Porep { args, engine } => {
             let (cfg, engine) = engine.start()?;
             let dir = cfg.srs.param_cache.as_deref();
-            Ok(porep::run_prove(&args, dir, &engine)?)
+            Ok(porep::run_prove(
+                &args,
+                dir,
+                cfg.synthesis.witness.porep,
+                &engine,
+            )?)
         }
         ProveSub::WinningPost { args, engine } => {
             let (cfg, engine) = engine.start()?;
             let dir = cfg.srs.param_cache.as_deref();
-            Ok(post::run_prove(PostType::Winning, &args, dir, &engine)?)
+            let witness = cfg.synthesis.witness.post;
+            Ok(post::run_prove(
+                PostType::Winning,
+                &args,
+                dir,
+                witness,
+                &engine,
+            )?)
         }
         ProveSub::WindowPost { args, engine } => {
             let (cfg, engine) = engine.start()?;
             let dir = cfg.srs.param_cache.as_deref();
-            Ok(post::run_prove(PostType::Window, &args, dir, &engine)?)
+            let witness = cfg.synthesis.witness.post;
+            Ok(post::run_prove(
+                PostType::Window,
+                &args,
+                dir,
+                witness,
+                &engine,
+            )?)
         }
         ProveSub::Snap { args, engine } => {
             let (cfg, engine) = engine.start()?;
             let dir = cfg.srs.param_cache.as_deref();
-            Ok(snap::run_prove(&args, dir, &engine)?)
+            Ok(snap::run_prove(
+                &args,
+                dir,
+                cfg.synthesis.witness.snap,
+                &engine,
+            )?)
         }
     }
 }

@@ -41,6 +41,19 @@ pub struct SynthesisArgs {
     /// there (about one partition's classic synthesis).
     #[arg(long, value_name = "DIR")]
     pub r1cs_cache: Option<PathBuf>,
+    /// With `--synthesis compiled`, how the witness is made: "native"
+    /// (cuzk's generators), "generic" (the circuit's code, witness-only) or
+    /// "check" (both, compared value for value). Default: the config's
+    /// `[synthesis.witness]`, else native.
+    #[arg(long, value_name = "MODE")]
+    pub witness: Option<cuzk_filecoin::WitnessGen>,
+}
+
+impl SynthesisArgs {
+    /// `--witness`, else `configured` (the config file's for the kind).
+    pub fn witness(&self, configured: cuzk_filecoin::WitnessGen) -> cuzk_filecoin::WitnessGen {
+        self.witness.unwrap_or(configured)
+    }
 }
 
 /// The recorded circuits of a run (`--synthesis compiled`), or none.
@@ -316,9 +329,11 @@ struct Sector {
 pub fn run_prove(
     args: &ProvePorepArgs,
     config_param_cache: Option<&Path>,
+    witness: cuzk_filecoin::WitnessGen,
     engine: &Engine,
 ) -> Result<()> {
     let t = Instant::now();
+    let witness = args.synthesis.witness(witness);
     let prover_id = parse_prover_id(&args.sector.prover_id)?;
     let param_dir = args
         .sector
@@ -343,7 +358,7 @@ pub fn run_prove(
                 cuzk_filecoin::locate_srs(&param_dir)?;
             }
             let r1cs = recorded.get(&c1.kind, engine)?;
-            let job = porep_job(&c1, &param_dir, true, r1cs.as_ref())?;
+            let job = porep_job(&c1, &param_dir, true, r1cs.as_ref(), witness)?;
             let t0 = Instant::now();
             let info = engine.load_circuit(
                 &job.circuit_id,

@@ -152,11 +152,13 @@ fn bad_input_is_a_typed_error() {
         synthesis: SynthesisArgs {
             synthesis: SynthesisChoice::Classic,
             r1cs_cache: None,
+            witness: None,
         },
     };
     let err = run_prove(
         &args(&missing, "f01000"),
         None,
+        cuzk_filecoin::WitnessGen::Native,
         &cuzk_scheduler::Engine::cpu().unwrap(),
     )
     .unwrap_err();
@@ -171,6 +173,7 @@ fn bad_input_is_a_typed_error() {
         run_prove(
             &args(&garbage, "f01000"),
             None,
+            cuzk_filecoin::WitnessGen::Native,
             &cuzk_scheduler::Engine::cpu().unwrap()
         ),
         Err(FilecoinError::BadC1(_))

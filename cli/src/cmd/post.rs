@@ -148,6 +148,7 @@ pub fn run_prove(
     typ: PostType,
     args: &ProvePostArgs,
     config_param_cache: Option<&Path>,
+    witness: cuzk_filecoin::WitnessGen,
     engine: &Engine,
 ) -> Result<()> {
     let t = Instant::now();
@@ -161,7 +162,8 @@ pub fn run_prove(
     // below reads the key from this directory.
     cuzk_filecoin::use_param_dir(&param_dir)?;
     let r1cs = super::porep::Recorded::new(&args.synthesis).post(&input.kind, engine)?;
-    let job = post_job(&input, &param_dir, true, r1cs.as_ref())?;
+    let witness = args.synthesis.witness(witness);
+    let job = post_job(&input, &param_dir, true, r1cs.as_ref(), witness)?;
     let out = run_job(engine, job, input.kind.priority())?;
     let proof = out.proof;
     let checked = if input.partition.is_some() {
@@ -335,7 +337,7 @@ mod tests {
     use super::*;
     use clap::{Parser, Subcommand};
     use cuzk_filecoin::post::vanilla_json;
-    use cuzk_filecoin::{SealProofKind, SealVersion};
+    use cuzk_filecoin::{SealProofKind, SealVersion, WitnessGen};
     use cuzk_filecoin_tools::testdata::{self, POST_PROVER_ID};
 
     #[derive(Parser, Debug)]
@@ -469,7 +471,15 @@ mod tests {
 
         let Cmd::Prove(p) = parse(
             &[
-                &["prove", "--vanilla", &path("v.json"), "--out", &path("p")],
+                &[
+                    "prove",
+                    "--vanilla",
+                    &path("v.json"),
+                    "--out",
+                    &path("p"),
+                    "--witness",
+                    "check",
+                ],
                 &common[..],
             ]
             .concat(),
@@ -477,7 +487,15 @@ mod tests {
         .unwrap() else {
             panic!("not prove")
         };
-        run_prove(PostType::Window, &p, None, &Engine::cpu().unwrap()).unwrap();
+        assert_eq!(p.synthesis.witness, Some(WitnessGen::Check));
+        run_prove(
+            PostType::Window,
+            &p,
+            None,
+            WitnessGen::Native,
+            &Engine::cpu().unwrap(),
+        )
+        .unwrap();
         assert_eq!(std::fs::read(path("p")).unwrap().len(), 192);
         for set in [
             ["--sectors", &path("s.json")],
@@ -498,7 +516,14 @@ mod tests {
         std::fs::write(path("bad.json"), "{\"not\": \"a list\"}").unwrap();
         let mut bad = p.clone();
         bad.vanilla = path("bad.json").into();
-        let e = run_prove(PostType::Window, &bad, None, &Engine::cpu().unwrap()).unwrap_err();
+        let e = run_prove(
+            PostType::Window,
+            &bad,
+            None,
+            WitnessGen::Native,
+            &Engine::cpu().unwrap(),
+        )
+        .unwrap_err();
         assert!(matches!(e, FilecoinError::VanillaFormat(_)), "{e}");
     }
 }

@@ -120,6 +120,7 @@ fn commitments(a: &SnapArgs) -> Result<[[u8; 32]; 3]> {
 pub fn run_prove(
     args: &ProveSnapArgs,
     config_param_cache: Option<&Path>,
+    witness: cuzk_filecoin::WitnessGen,
     engine: &Engine,
 ) -> Result<()> {
     let t = Instant::now();
@@ -139,7 +140,8 @@ pub fn run_prove(
     // below reads the key from this directory.
     cuzk_filecoin::use_param_dir(&param_dir)?;
     let r1cs = super::porep::Recorded::new(&args.synthesis).snap(&input.kind, engine)?;
-    let job = snap_job(&input, &param_dir, true, r1cs.as_ref())?;
+    let witness = args.synthesis.witness(witness);
+    let job = snap_job(&input, &param_dir, true, r1cs.as_ref(), witness)?;
     let out = run_job(engine, job, input.kind.priority())?;
     if !verify_snap(
         &input.kind,
@@ -270,7 +272,13 @@ mod tests {
         .unwrap() else {
             panic!("not prove")
         };
-        run_prove(&p, None, &Engine::cpu().unwrap()).unwrap();
+        run_prove(
+            &p,
+            None,
+            cuzk_filecoin::WitnessGen::Check,
+            &Engine::cpu().unwrap(),
+        )
+        .unwrap();
         assert_eq!(std::fs::read(path("p")).unwrap().len(), 192);
         let Cmd::Verify(v) =
             parse(&[&["verify", "--proof", &path("p")], &common[..]].concat()).unwrap()
@@ -297,7 +305,13 @@ mod tests {
         // Vanilla proofs of another statement: a typed error before proving.
         let mut bad = p.clone();
         bad.snap.comm_r_new = old;
-        let e = run_prove(&bad, None, &Engine::cpu().unwrap()).unwrap_err();
+        let e = run_prove(
+            &bad,
+            None,
+            cuzk_filecoin::WitnessGen::Native,
+            &Engine::cpu().unwrap(),
+        )
+        .unwrap_err();
         assert!(matches!(e, FilecoinError::VanillaInvalid { .. }), "{e}");
     }
 }

@@ -172,7 +172,7 @@ impl EngineHost {
                 }
                 let r1cs =
                     record_ready(self.r1cs.porep(&c1.kind, Some(&self.engine)).map_err(map)?);
-                cuzk_filecoin::porep::porep_job(c1, dir, false, Some(&r1cs))
+                cuzk_filecoin::porep::porep_job(c1, dir, false, Some(&r1cs), self.witness.porep)
                     .map_err(map)?
                     .source
             }
@@ -188,7 +188,7 @@ impl EngineHost {
                         .post(&input.kind, Some(&self.engine))
                         .map_err(map)?,
                 );
-                cuzk_filecoin::post::post_job(input, dir, false, Some(&r1cs))
+                cuzk_filecoin::post::post_job(input, dir, false, Some(&r1cs), self.witness.post)
                     .map_err(map)?
                     .source
             }
@@ -200,7 +200,7 @@ impl EngineHost {
                         .snap(&input.kind, Some(&self.engine))
                         .map_err(map)?,
                 );
-                cuzk_filecoin::snap::snap_job(input, dir, false, Some(&r1cs))
+                cuzk_filecoin::snap::snap_job(input, dir, false, Some(&r1cs), self.witness.snap)
                     .map_err(map)?
                     .source
             }

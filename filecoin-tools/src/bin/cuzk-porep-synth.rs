@@ -8,6 +8,7 @@
 //! cuzk-porep-synth --sector-size 32GiB --reference [--bellperson-first] [--bellperson-constraints]
 //! cuzk-porep-synth --c1 c1.json [--sector-size 2KiB] [--reference]
 //! cuzk-porep-synth --sector-size 32GiB --compiled [--partitions 10] [--check]
+//! cuzk-porep-synth --sector-size 32GiB --compiled --native [--partitions 1]
 //! ```
 //!
 //! `--compiled` measures the pre-compiled path: the proof type's recorded
@@ -24,6 +25,16 @@
 //! A 32 GiB partition needs ~17 GB of memory to synthesize; `--count-only`
 //! walks the circuit without keeping anything (for small machines), and
 //! `--blank` also counts the blank circuit parameter generation uses.
+//!
+//! `--native` replaces the SpMV step: each partition's aux values from
+//! the native generator (`cuzk_filecoin::porep::native_aux`), on one
+//! thread (its core-seconds) and on all (its wall time, challenges in
+//! parallel), compared value for value with the witness-only synthesis
+//! (exit 1 if they differ). Its last line:
+//!
+//! ```text
+//! RESULT native sector=32GiB partitions=1 threads=16 witness_core_s=… native_core_s=… native_wall_s=… ratio=… same=yes
+//! ```
 //!
 //! `--reference` synthesizes each partition a second time through
 //! bellperson 0.27's prover (what filecoin-proofs 19 runs; see
@@ -61,7 +72,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut size: Option<u64> = None;
     let (mut partitions, mut seed, mut count_only, mut blank) = (1usize, 1u64, false, false);
     let (mut reference, mut bellperson_first, mut bellperson_constraints) = (false, false, false);
-    let (mut compiled, mut check) = (false, false);
+    let (mut compiled, mut check, mut native) = (false, false, false);
     let mut c1_path: Option<String> = None;
     let args: Vec<String> = std::env::args().skip(1).collect();
     let mut it = args.iter();
@@ -79,6 +90,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             "--bellperson-constraints" => bellperson_constraints = true,
             "--compiled" => compiled = true,
             "--check" => check = true,
+            "--native" => native = true,
             other => return Err(format!("unknown argument {other:?}").into()),
         }
     }
@@ -142,8 +154,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         return run_reference(&c1, opts);
     }
 
+    if native && !compiled {
+        return Err("--native needs --compiled".into());
+    }
     if compiled {
-        return run_compiled(&c1, partitions, check);
+        return run_compiled(&c1, partitions, check, native);
     }
     let total = cuzk_filecoin::public_inputs(&c1)?.len();
     let mut secs = Vec::new();
@@ -177,6 +192,7 @@ fn run_compiled(
     c1: &cuzk_filecoin::C1Output,
     partitions: usize,
     check: bool,
+    native: bool,
 ) -> Result<(), Box<dyn std::error::Error>> {
     use cuzk_filecoin::compiled::{default_r1cs_dir, R1csCache};
     let cache = R1csCache::new(default_r1cs_dir());
@@ -225,6 +241,9 @@ fn run_compiled(
         core / ws.len().max(1) as f64,
         witness_bytes as f64 / ws.len().max(1) as f64 / 1e9
     );
+    if native {
+        return run_native(c1, r1cs.shape().num_aux, &ks, ws, core);
+    }
     let (mut spmv, mut same, mut pa_bytes) = (0.0, true, 0usize);
     for (k, (w, d)) in ks.iter().zip(ws) {
         let t = Instant::now();
@@ -265,6 +284,61 @@ fn run_compiled(
     );
     if !same {
         return Err("the compiled path differs from the classic synthesis".into());
+    }
+    Ok(())
+}
+
+/// `--native`: each partition's native aux values on one thread and on
+/// all, against its witness-only synthesis (`witness_core`: their summed
+/// core-seconds).
+fn run_native(
+    c1: &cuzk_filecoin::C1Output,
+    num_aux: usize,
+    ks: &[usize],
+    ws: Vec<(cuzk_synth::compiled::Witness, std::time::Duration)>,
+    witness_core: f64,
+) -> Result<(), Box<dyn std::error::Error>> {
+    let one = rayon::ThreadPoolBuilder::new().num_threads(1).build()?;
+    let (mut core, mut wall, mut same) = (0.0, 0.0, true);
+    for (&k, (w, _)) in ks.iter().zip(&ws) {
+        let t = Instant::now();
+        let a = one.install(|| cuzk_filecoin::porep::native_aux(c1, k, num_aux))?;
+        let c = t.elapsed().as_secs_f64();
+        drop(a);
+        let t = Instant::now();
+        let b = cuzk_filecoin::porep::native_aux(c1, k, num_aux)?;
+        let s = t.elapsed().as_secs_f64();
+        let first = b
+            .iter()
+            .zip(w.aux_assignment.iter())
+            .position(|(x, y)| x != y)
+            .or((b.len() != w.aux_assignment.len()).then_some(b.len()));
+        same &= first.is_none();
+        println!(
+            "partition {k}: native {c:.2} s on 1 thread, {s:.2} s on {}{}",
+            threads(),
+            match first {
+                None => ", equals the witness-only synthesis".to_string(),
+                Some(i) => format!(", DIFFERS from the witness-only synthesis at aux {i}"),
+            }
+        );
+        core += c;
+        wall += s;
+    }
+    let n = ks.len().max(1) as f64;
+    println!(
+        "RESULT native sector={} partitions={} threads={} witness_core_s={:.2} native_core_s={:.2} native_wall_s={:.2} ratio={:.1} same={}",
+        format_size(c1.kind.sector_size),
+        ks.len(),
+        threads(),
+        witness_core / n,
+        core / n,
+        wall / n,
+        witness_core / core.max(1e-9),
+        if same { "yes" } else { "NO" }
+    );
+    if !same {
+        return Err("the native witness differs from the witness-only synthesis".into());
     }
     Ok(())
 }

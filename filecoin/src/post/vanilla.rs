@@ -35,6 +35,107 @@ pub fn prepare<Tree: 'static + MerkleTreeTrait>(
     input: &PostInput,
     verify: bool,
 ) -> Result<Prepared<Tree>> {
+    let parts = partitions::<Tree>(input, verify)?;
+    let mut circuits = Vec::with_capacity(parts.len());
+    let mut inputs = Vec::with_capacity(parts.len());
+    for p in parts {
+        circuits.push(p.circuit()?);
+        inputs.push(p.inputs);
+    }
+    Ok((circuits, inputs))
+}
+
+/// One partition's vanilla proof with the public inputs it is proved
+/// against: what its circuit ([`Partition::circuit`]) and its native
+/// witness ([`Partition::native_sectors`]) are built from.
+pub(crate) struct Partition<Tree: 'static + MerkleTreeTrait> {
+    /// The vanilla proof, one sector proof per circuit sector (padded).
+    proof: fallback::Proof<Tree::Proof>,
+    /// The whole proof's public inputs (the circuit takes its chunk).
+    public: fallback::PublicInputs<Dom<Tree>>,
+    pp: fallback::PublicParams,
+    /// Partition index.
+    k: usize,
+    /// The partition's public inputs, as filecoin-proofs' verifier derives
+    /// them.
+    pub inputs: Vec<Fr>,
+}
+
+impl<Tree: 'static + MerkleTreeTrait> Partition<Tree> {
+    /// The circuit, as filecoin-proofs builds it.
+    pub fn circuit(&self) -> Result<FallbackPoStCircuit<Tree>> {
+        <FallbackPoStCompound<Tree> as CompoundProof<
+            FallbackPoSt<'_, Tree>,
+            FallbackPoStCircuit<Tree>,
+        >>::circuit(
+            &self.public,
+            Default::default(),
+            &self.proof,
+            &self.pp,
+            Some(self.k),
+        )
+        .map_err(proofs)
+    }
+
+    /// The circuit's sectors as the native generator takes them
+    /// (`native::post_sector`): each sector proof with the public sector
+    /// the circuit pairs it with (a short chunk repeats its last, as
+    /// `FallbackPoStCompound::circuit` does).
+    pub fn native_sectors(&self) -> Result<Vec<NativeSector>> {
+        let chunk = self
+            .public
+            .sectors
+            .chunks(self.pp.sector_count)
+            .nth(self.k)
+            .unwrap_or(&[]);
+        self.proof
+            .sectors
+            .iter()
+            .enumerate()
+            .map(|(i, sp)| {
+                let public = chunk.get(i).or(chunk.last()).ok_or_else(|| {
+                    FilecoinError::Unsupported(format!("partition {} has no sectors", self.k))
+                })?;
+                Ok(NativeSector {
+                    comm_r: public.comm_r.into(),
+                    comm_c: sp.comm_c.into(),
+                    comm_r_last: sp.comm_r_last.into(),
+                    challenges: sp
+                        .inclusion_proofs
+                        .iter()
+                        .map(|ip| {
+                            let path = ip
+                                .path()
+                                .into_iter()
+                                .map(|(hashes, at)| {
+                                    (hashes.into_iter().map(Into::into).collect(), at)
+                                })
+                                .collect();
+                            (ip.leaf().into(), path)
+                        })
+                        .collect(),
+                })
+            })
+            .collect()
+    }
+}
+
+/// One sector of a PoSt circuit in the native generator's terms.
+#[derive(Clone, Debug)]
+pub(crate) struct NativeSector {
+    pub comm_r: Fr,
+    pub comm_c: Fr,
+    pub comm_r_last: Fr,
+    /// Per challenge: the leaf and its Merkle path.
+    pub challenges: Vec<(Fr, crate::native::Path)>,
+}
+
+/// The partitions of a PoSt: the vanilla proofs decoded, checked, (with
+/// `verify`) verified and grouped as filecoin-proofs groups them.
+pub(crate) fn partitions<Tree: 'static + MerkleTreeTrait>(
+    input: &PostInput,
+    verify: bool,
+) -> Result<Vec<Partition<Tree>>> {
     let kind = &input.kind;
     let randomness: Dom<Tree> = field_element(&input.randomness, "randomness")?.into();
     let prover_id: Dom<Tree> = field_element(&input.prover_id, "prover_id")?.into();
@@ -124,8 +225,7 @@ pub fn prepare<Tree: 'static + MerkleTreeTrait>(
         sectors,
         k: None,
     };
-    let mut circuits = Vec::with_capacity(parts.len());
-    let mut inputs = Vec::with_capacity(parts.len());
+    let mut out = Vec::with_capacity(parts.len());
     for (j, proof) in parts {
         let chunk = pub_inputs
             .sectors
@@ -142,26 +242,20 @@ pub fn prepare<Tree: 'static + MerkleTreeTrait>(
             return Err(FilecoinError::VanillaInvalid { partition: j });
         }
         type C<T> = FallbackPoStCompound<T>;
-        circuits.push(
-            <C<Tree> as CompoundProof<FallbackPoSt<'_, Tree>, FallbackPoStCircuit<Tree>>>::circuit(
-                &pub_inputs,
-                Default::default(),
-                &proof,
-                &pp,
-                Some(j),
-            )
-            .map_err(proofs)?,
-        );
-        inputs.push(
-            <C<Tree> as CompoundProof<FallbackPoSt<'_, Tree>, FallbackPoStCircuit<Tree>>>::generate_public_inputs(
-                &pub_inputs,
-                &pp,
-                Some(j),
-            )
-            .map_err(proofs)?,
-        );
+        let inputs = <C<Tree> as CompoundProof<
+            FallbackPoSt<'_, Tree>,
+            FallbackPoStCircuit<Tree>,
+        >>::generate_public_inputs(&pub_inputs, &pp, Some(j))
+        .map_err(proofs)?;
+        out.push(Partition {
+            proof,
+            public: pub_inputs.clone(),
+            pp: pp.clone(),
+            k: j,
+            inputs,
+        });
     }
-    Ok((circuits, inputs))
+    Ok(out)
 }
 
 fn count(kind: &PostProofKind, got: usize, min: usize, max: usize) -> Result<()> {

@@ -37,7 +37,7 @@ mod witness;
 use std::sync::Arc;
 
 use bellpepper_core::{Circuit, SynthesisError};
-use cuzk_field::{Bitmap, Fr, FrAlloc};
+use cuzk_field::{Bitmap, Fr, FrAlloc, FrVec};
 use rayon::prelude::*;
 
 use crate::{ProvingAssignment, Shape};
@@ -289,9 +289,23 @@ impl CompiledR1cs {
     /// bitmaps only (at 32 GiB, 4.2 GB instead of 16.7).
     pub fn defer(self: &Arc<Self>, w: Witness) -> Result<ProvingAssignment, CompiledError> {
         self.check_witness(&w)?;
+        self.defer_values(w.input_assignment, w.aux_assignment)
+    }
+
+    /// [`Self::defer`] for values that did not come from a synthesis (a
+    /// native generator's, [`crate::native`]): only their lengths can be
+    /// checked against the record here, so the generator's order must be
+    /// proven equal to the circuit's elsewhere (its tests and the check
+    /// mode that compares it with [`Self::witness`]).
+    pub fn defer_values(
+        self: &Arc<Self>,
+        input_assignment: Vec<Fr>,
+        aux_assignment: FrVec,
+    ) -> Result<ProvingAssignment, CompiledError> {
+        self.check_lengths(&input_assignment, &aux_assignment)?;
         Ok(ProvingAssignment {
-            input_assignment: w.input_assignment,
-            aux_assignment: w.aux_assignment,
+            input_assignment,
+            aux_assignment,
             a_aux_density: self.a_aux_density.clone(),
             b_input_density: self.b_input_density.clone(),
             b_aux_density: self.b_aux_density.clone(),

@@ -13,7 +13,8 @@
 //! with witness-only synthesis of the gadget itself.
 //!
 //! - [`Bit`]: bellpepper's `Boolean` without its variable;
-//! - [`Aux`]: where a generator appends its allocations;
+//! - [`Aux`]: where a generator appends its allocations ([`SliceAux`]:
+//!   into one range of a shared buffer);
 //! - [`sha256`]: bellpepper 0.2's SHA-256 gadget (`sha256`,
 //!   `sha256_block_no_padding`, `sha256_compression_function`).
 
@@ -85,6 +86,43 @@ impl Aux for Vec<Fr> {
 impl Aux for FrVec {
     fn push_fr(&mut self, v: Fr) {
         self.push(v);
+    }
+}
+
+/// An [`Aux`] over a fixed range of a larger assignment, so independent
+/// parts of one circuit (a PoSt partition's sectors) are generated on
+/// separate threads straight into their own ranges of one buffer.
+/// Writes past the end are counted, not stored: [`SliceAux::finish`]
+/// reports a generator that did not fill its range exactly.
+#[derive(Debug)]
+pub struct SliceAux<'a> {
+    out: &'a mut [Fr],
+    written: usize,
+}
+
+impl<'a> SliceAux<'a> {
+    /// Writes from the start of `out`.
+    pub fn new(out: &'a mut [Fr]) -> Self {
+        Self { out, written: 0 }
+    }
+
+    /// `Ok` when exactly the range's length was written, else
+    /// `Err(count written)`.
+    pub fn finish(self) -> Result<(), usize> {
+        if self.written == self.out.len() {
+            Ok(())
+        } else {
+            Err(self.written)
+        }
+    }
+}
+
+impl Aux for SliceAux<'_> {
+    fn push_fr(&mut self, v: Fr) {
+        if let Some(slot) = self.out.get_mut(self.written) {
+            *slot = v;
+        }
+        self.written += 1;
     }
 }
 
