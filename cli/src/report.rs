@@ -199,15 +199,24 @@ pub struct BenchRun {
     pub timeline: Vec<Event>,
 }
 
+/// How often [`bench`] hands new timeline events to its caller while the
+/// proofs run: a run cut off by a time limit (a device call) still leaves
+/// every partition finished up to then in the caller's file.
+const PROGRESS_EVERY: Duration = Duration::from_secs(5);
+
 /// Runs `spec.jobs` proofs of the registered circuit `circuit_id` through
 /// `engine` (a fresh one, timeline on, so its counters and peaks are the
-/// run's) and reports. `make_source(j)` returns the partitions of proof j. Failed proofs are counted in the report, not returned as an error;
-/// an error means the engine could not run at all.
+/// run's) and reports. `make_source(j)` returns the partitions of proof j.
+/// `on_events` gets the timeline's new events as the run goes (every
+/// [`PROGRESS_EVERY`] and at each proof's end), each event once, in order.
+/// Failed proofs are counted in the report, not returned as an error; an
+/// error means the engine could not run at all.
 pub fn bench(
     engine: &Engine,
     circuit_id: &str,
     spec: &BenchSpec,
     make_source: &dyn Fn(usize) -> Arc<dyn PartitionSource>,
+    on_events: &mut dyn FnMut(&[Event]),
 ) -> Result<BenchRun, EngineError> {
     if spec.jobs == 0 {
         return Err(EngineError::Options("bench needs at least one job".into()));
@@ -237,12 +246,30 @@ pub fn bench(
             Err(e) => results.push(Err(e)),
         }
     }
+    let mut seen = 0;
+    let mut emit = |on_events: &mut dyn FnMut(&[Event])| {
+        let all = engine.timeline();
+        if all.len() > seen {
+            on_events(&all[seen..]);
+            seen = all.len();
+        }
+    };
     for h in &handles {
-        results.push(h.wait());
+        let r = loop {
+            if let Some(r) = h.wait_timeout(PROGRESS_EVERY) {
+                break r;
+            }
+            emit(on_events);
+        };
+        results.push(r);
         cpu_samples.push((engine.now(), sysinfo::process_cpu_time()));
+        emit(on_events);
     }
     let stats = engine.stats();
     let timeline = engine.take_timeline();
+    if timeline.len() > seen {
+        on_events(&timeline[seen..]);
+    }
     let placement = engine
         .circuits()
         .into_iter()

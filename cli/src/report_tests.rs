@@ -44,10 +44,49 @@ fn run_bench(
     spec: &BenchSpec,
     make: &dyn Fn(usize) -> Arc<dyn PartitionSource>,
 ) -> Result<super::BenchRun, cuzk_scheduler::EngineError> {
+    run_bench_streamed(opts, spec, make, &mut |_| {})
+}
+
+fn run_bench_streamed(
+    opts: &EngineOptions,
+    spec: &BenchSpec,
+    make: &dyn Fn(usize) -> Arc<dyn PartitionSource>,
+    on_events: &mut dyn FnMut(&[Event]),
+) -> Result<super::BenchRun, cuzk_scheduler::EngineError> {
     let be: Arc<dyn Backend> = Arc::new(CpuBackend);
     let e = cuzk_scheduler::Engine::new(opts.clone(), vec![be; opts.devices.len()])?;
     e.register_circuit("bench", params())?;
-    bench(&e, "bench", spec, make)
+    bench(&e, "bench", spec, make, on_events)
+}
+
+/// The events handed out during the run are the run's timeline, each once
+/// and in order (what `--timeline` writes as it goes).
+#[test]
+fn bench_streams_every_event_once() {
+    let opts = EngineOptions::small(2, 2, 1 << 40);
+    let spec = BenchSpec {
+        label: "tiny".into(),
+        jobs: 4,
+        partitions: 3,
+        self_check: true,
+    };
+    let mut streamed = Vec::new();
+    let mut calls = 0;
+    let run = run_bench_streamed(
+        &opts,
+        &spec,
+        &|j| source(j as u64 + 1, 3, None),
+        &mut |ev| {
+            calls += 1;
+            streamed.extend_from_slice(ev);
+        },
+    )
+    .unwrap();
+    assert!(calls >= 1);
+    assert_eq!(streamed, run.timeline);
+    let ends = |k| streamed.iter().filter(|e: &&Event| e.kind == k).count();
+    assert_eq!(ends(EventKind::GpuEnd), 12);
+    assert_eq!(ends(EventKind::JobDone), 4);
 }
 
 #[test]

@@ -128,17 +128,20 @@ fn job_tree<Tree: 'static + MerkleTreeTrait>(
     witness: WitnessGen,
 ) -> Result<ProofJob> {
     let params_path = locate(param_dir, c1.kind)?;
-    let Prepared { circuits, inputs } = prepare::<Tree>(c1, config)?;
+    let parsed = Parsed::<Tree>::new(c1, config)?;
+    let inputs = parsed.inputs()?;
     let natives = match (r1cs, witness) {
         (None, _) | (_, WitnessGen::Generic) => None,
         _ => Some(native::partitions::<Tree>(c1)?),
     };
-    let keep_circuits = natives.is_none() || witness == WitnessGen::Check;
+    let mut circuits = match (&natives, witness) {
+        (Some(_), WitnessGen::Native) => None,
+        _ => Some(parsed.circuits()?.into_iter()),
+    };
     let mut natives = natives.map(Vec::into_iter);
-    let parts = circuits
-        .into_iter()
-        .map(|c| Part {
-            circuit: keep_circuits.then_some(c),
+    let parts = (0..inputs.len())
+        .map(|_| Part {
+            circuit: circuits.as_mut().and_then(Iterator::next),
             native: natives
                 .as_mut()
                 .and_then(Iterator::next)
@@ -244,71 +247,108 @@ pub fn prepare<Tree: 'static + MerkleTreeTrait>(
     c1: &C1Output,
     config: &PoRepConfig,
 ) -> Result<Prepared<Tree>> {
-    let out: SealCommitPhase1Output<Tree> = serde_json::from_value(c1.body.clone())
-        .map_err(|e| FilecoinError::BadC1(format!("{}: {e}", c1.kind.api_name())))?;
-    let SealCommitPhase1Output {
-        vanilla_proofs,
-        comm_r,
-        comm_d,
-        replica_id,
-        seed,
-        ..
-    } = out;
+    let parsed = Parsed::<Tree>::new(c1, config)?;
+    Ok(Prepared {
+        circuits: parsed.circuits()?,
+        inputs: parsed.inputs()?,
+    })
+}
 
-    let comm_r_safe = as_safe_commitment::<<Tree::Hasher as Hasher>::Domain, _>(&comm_r, "comm_r")
-        .map_err(|e| FilecoinError::BadC1(format!("{e:#}")))?;
-    let comm_d_safe = DefaultPieceDomain::try_from_bytes(&comm_d)
-        .map_err(|e| FilecoinError::BadC1(format!("comm_d: {e:#}")))?;
-    let public_inputs = stacked::PublicInputs {
-        replica_id,
-        tau: Some(stacked::Tau {
-            comm_d: comm_d_safe,
-            comm_r: comm_r_safe,
-        }),
-        k: None,
-        seed: Some(seed),
-    };
-    let setup = compound_proof::SetupParams {
-        vanilla_params: setup_params(config).map_err(proofs)?,
-        partitions: Some(usize::from(config.partitions)),
-        priority: false,
-    };
-    let pp = <StackedCompound<Tree, DefaultPieceHasher> as CompoundProof<
-        StackedDrg<'_, Tree, DefaultPieceHasher>,
-        _,
-    >>::setup(&setup)
-    .map_err(proofs)?;
+/// A C1 output's vanilla proofs, parsed and shape-checked for `Tree`, with
+/// what filecoin-proofs builds circuits and public inputs from. The native
+/// witness needs only the inputs: its jobs build no circuit.
+struct Parsed<Tree: 'static + MerkleTreeTrait> {
+    vanilla_proofs: Vec<Vec<filecoin_proofs::VanillaSealProof<Tree>>>,
+    public_inputs: stacked::PublicInputs<
+        <Tree::Hasher as Hasher>::Domain,
+        <DefaultPieceHasher as Hasher>::Domain,
+    >,
+    params: stacked::PublicParams<Tree>,
+}
 
-    check_vanilla_shape(
-        c1,
-        config,
-        &vanilla_proofs,
-        pp.vanilla_params.challenges.num_challenges_per_partition(),
-    )?;
+impl<Tree: 'static + MerkleTreeTrait> Parsed<Tree> {
+    fn new(c1: &C1Output, config: &PoRepConfig) -> Result<Self> {
+        // From the value in place: a 32 GiB C1's vanilla proofs are
+        // ~0.5 GB of JSON values, not worth a clone.
+        let out: SealCommitPhase1Output<Tree> = serde::Deserialize::deserialize(&c1.body)
+            .map_err(|e| FilecoinError::BadC1(format!("{}: {e}", c1.kind.api_name())))?;
+        let SealCommitPhase1Output {
+            vanilla_proofs,
+            comm_r,
+            comm_d,
+            replica_id,
+            seed,
+            ..
+        } = out;
 
-    let mut circuits = Vec::with_capacity(vanilla_proofs.len());
-    let mut inputs = Vec::with_capacity(vanilla_proofs.len());
-    for (k, vp) in vanilla_proofs.iter().enumerate() {
-        circuits.push(
-            StackedCompound::<Tree, DefaultPieceHasher>::circuit(
-                &public_inputs,
-                (),
-                vp,
-                &pp.vanilla_params,
-                Some(k),
-            )
-            .map_err(proofs)?,
-        );
-        inputs.push(
-            StackedCompound::<Tree, DefaultPieceHasher>::generate_public_inputs(
-                &public_inputs,
-                &pp.vanilla_params,
-                Some(k),
-            )
-            .map_err(proofs)?,
-        );
+        let comm_r_safe =
+            as_safe_commitment::<<Tree::Hasher as Hasher>::Domain, _>(&comm_r, "comm_r")
+                .map_err(|e| FilecoinError::BadC1(format!("{e:#}")))?;
+        let comm_d_safe = DefaultPieceDomain::try_from_bytes(&comm_d)
+            .map_err(|e| FilecoinError::BadC1(format!("comm_d: {e:#}")))?;
+        let public_inputs = stacked::PublicInputs {
+            replica_id,
+            tau: Some(stacked::Tau {
+                comm_d: comm_d_safe,
+                comm_r: comm_r_safe,
+            }),
+            k: None,
+            seed: Some(seed),
+        };
+        let setup = compound_proof::SetupParams {
+            vanilla_params: setup_params(config).map_err(proofs)?,
+            partitions: Some(usize::from(config.partitions)),
+            priority: false,
+        };
+        let params = <StackedCompound<Tree, DefaultPieceHasher> as CompoundProof<
+            StackedDrg<'_, Tree, DefaultPieceHasher>,
+            _,
+        >>::setup(&setup)
+        .map_err(proofs)?
+        .vanilla_params;
+
+        check_vanilla_shape(
+            c1,
+            config,
+            &vanilla_proofs,
+            params.challenges.num_challenges_per_partition(),
+        )?;
+        Ok(Self {
+            vanilla_proofs,
+            public_inputs,
+            params,
+        })
     }
-    Ok(Prepared { circuits, inputs })
+
+    /// Each partition's circuit.
+    fn circuits(&self) -> Result<Vec<StackedCircuit<Tree, DefaultPieceHasher>>> {
+        (0..self.vanilla_proofs.len())
+            .map(|k| {
+                StackedCompound::<Tree, DefaultPieceHasher>::circuit(
+                    &self.public_inputs,
+                    (),
+                    &self.vanilla_proofs[k],
+                    &self.params,
+                    Some(k),
+                )
+                .map_err(proofs)
+            })
+            .collect()
+    }
+
+    /// Each partition's public inputs.
+    fn inputs(&self) -> Result<Vec<Vec<Fr>>> {
+        (0..self.vanilla_proofs.len())
+            .map(|k| {
+                StackedCompound::<Tree, DefaultPieceHasher>::generate_public_inputs(
+                    &self.public_inputs,
+                    &self.params,
+                    Some(k),
+                )
+                .map_err(proofs)
+            })
+            .collect()
+    }
 }
 
 /// Partition count, challenges per partition and the data-tree path length
@@ -589,5 +629,5 @@ fn inputs_tree<Tree: 'static + MerkleTreeTrait>(
     c1: &C1Output,
     config: &PoRepConfig,
 ) -> Result<Vec<Vec<Fr>>> {
-    Ok(prepare::<Tree>(c1, config)?.inputs)
+    Parsed::<Tree>::new(c1, config)?.inputs()
 }

@@ -468,6 +468,41 @@ fn corrupt_vanilla_proof_is_unsatisfied() {
     assert!(pas[0].first_unsatisfied().is_some());
 }
 
+/// The same corruptions through the native generator and the recorded
+/// circuit (what a job with `witness = native` and its worker-side check
+/// runs): the generator computes from the corrupted values what the
+/// circuit would, and the record's constraints refuse the result. A
+/// parent's label and a sibling on the challenged node's tree-C path.
+#[test]
+fn corrupt_vanilla_proof_is_unsatisfied_natively() {
+    let rec = std::sync::Arc::new(cuzk_filecoin::compiled::record_porep(&kind2k()).unwrap());
+    let first_unsatisfied = |c: &C1Output| {
+        let aux = cuzk_filecoin::porep::native_aux(c, 0, rec.shape().num_aux).unwrap();
+        let mut inputs = vec![cuzk_field::Fr::from(1u64)];
+        inputs.extend(public_inputs(c).unwrap().swap_remove(0));
+        rec.defer_values(inputs, aux.into())
+            .unwrap()
+            .first_unsatisfied()
+    };
+    assert_eq!(first_unsatisfied(&c1()), None, "the sealed C1 is satisfied");
+    let flip = |pointer: &str| {
+        let mut v = c1_value();
+        let proofs = &mut v["vanilla_proofs"]["StackedDrg2KiBV1"][0][0];
+        let x = proofs
+            .pointer_mut(pointer)
+            .unwrap_or_else(|| panic!("{pointer}"));
+        let byte = x.as_u64().unwrap();
+        *x = json!(byte ^ 1);
+        parse_c1(v.to_string().as_bytes(), None).unwrap()
+    };
+    for pointer in [
+        "/replica_column_proofs/drg_parents/0/column/rows/0/0",
+        "/replica_column_proofs/c_x/inclusion_proof/data/Single/path/path/0/hashes/0/0",
+    ] {
+        assert!(first_unsatisfied(&flip(pointer)).is_some(), "{pointer}");
+    }
+}
+
 #[test]
 fn test_sector_meta_is_consistent() {
     let s = &sector().1;

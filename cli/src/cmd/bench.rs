@@ -9,7 +9,10 @@ use crate::params::{test_params, ParamArgs};
 use crate::report::{BenchRun, BenchSpec};
 use anyhow::{Context, Result};
 use cuzk_scheduler::params::ParamFiles;
-use cuzk_scheduler::{write_json_lines, ByteSpec, CircuitSource, Config, Engine, PartitionSource};
+use cuzk_scheduler::{
+    write_json_lines, ByteSpec, CircuitSource, Config, Engine, Event, EventKind, PartitionSource,
+};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -102,16 +105,39 @@ pub(super) fn report(
         opts.gpu_workers_per_device,
         opts.devices
     ));
-    let run =
-        crate::report::bench(engine, id, spec, make_source).context("the engine could not run")?;
-    sp.finish_and_clear();
-    if let Some(path) = timeline {
-        let mut f = std::io::BufWriter::new(
+    // The timeline file is written as the run goes, and each partition's
+    // end is a line on stderr: a run stopped by a time limit still shows
+    // what it finished.
+    let mut file = timeline
+        .map(|path| {
             std::fs::File::create(path)
-                .with_context(|| format!("cannot create {}", path.display()))?,
-        );
-        write_json_lines(&run.timeline, &mut f)
-            .with_context(|| format!("cannot write {}", path.display()))?;
+                .map(std::io::BufWriter::new)
+                .with_context(|| format!("cannot create {}", path.display()))
+        })
+        .transpose()?;
+    let mut write_error = None;
+    // With --json the report owns stdout; the progress lines still go to
+    // stderr, where a device script's log keeps them.
+    let progress = ctx.json || !ctx.quiet;
+    let mut on_events = |events: &[Event]| {
+        if let Some(f) = file.as_mut() {
+            if write_error.is_none() {
+                if let Err(e) = write_json_lines(events, f).and_then(|()| f.flush()) {
+                    write_error = Some(e);
+                }
+            }
+        }
+        if progress {
+            for line in events.iter().filter_map(progress_line) {
+                sp.suspend(|| eprintln!("{line}"));
+            }
+        }
+    };
+    let run = crate::report::bench(engine, id, spec, make_source, &mut on_events)
+        .context("the engine could not run")?;
+    sp.finish_and_clear();
+    if let (Some(e), Some(path)) = (write_error, timeline) {
+        return Err(anyhow::Error::new(e).context(format!("cannot write {}", path.display())));
     }
     let r = &run.report;
     if ctx.json {
@@ -135,6 +161,22 @@ pub(super) fn report(
         );
     }
     Ok(run)
+}
+
+/// One stderr line for a partition that left the device or a proof that
+/// ended, None for other events.
+fn progress_line(e: &Event) -> Option<String> {
+    let what = match e.kind {
+        EventKind::GpuEnd => format!("partition {} of proof {} proved", e.partition?, e.job?),
+        EventKind::JobDone => format!("proof {} done", e.job?),
+        EventKind::JobFailed => format!(
+            "proof {} failed: {}",
+            e.job?,
+            e.detail.as_deref().unwrap_or("?")
+        ),
+        _ => return None,
+    };
+    Some(format!("[{:8.1} s] {what}", e.t))
 }
 
 pub fn run(ctx: &Ctx, a: Args) -> Result<()> {
