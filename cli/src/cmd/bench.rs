@@ -12,6 +12,7 @@ use cuzk_scheduler::params::ParamFiles;
 use cuzk_scheduler::{
     write_json_lines, ByteSpec, CircuitSource, Config, Engine, Event, EventKind, PartitionSource,
 };
+use std::collections::HashMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -118,7 +119,8 @@ pub(super) fn report(
     let mut write_error = None;
     // With --json the report owns stdout; the progress lines still go to
     // stderr, where a device script's log keeps them.
-    let progress = ctx.json || !ctx.quiet;
+    let show = ctx.json || !ctx.quiet;
+    let mut progress = Progress::default();
     let mut on_events = |events: &[Event]| {
         if let Some(f) = file.as_mut() {
             if write_error.is_none() {
@@ -127,8 +129,8 @@ pub(super) fn report(
                 }
             }
         }
-        if progress {
-            for line in events.iter().filter_map(progress_line) {
+        if show {
+            for line in events.iter().filter_map(|e| progress.line(e)) {
                 sp.suspend(|| eprintln!("{line}"));
             }
         }
@@ -163,20 +165,39 @@ pub(super) fn report(
     Ok(run)
 }
 
-/// One stderr line for a partition that left the device or a proof that
-/// ended, None for other events.
-fn progress_line(e: &Event) -> Option<String> {
-    let what = match e.kind {
-        EventKind::GpuEnd => format!("partition {} of proof {} proved", e.partition?, e.job?),
-        EventKind::JobDone => format!("proof {} done", e.job?),
-        EventKind::JobFailed => format!(
-            "proof {} failed: {}",
-            e.job?,
-            e.detail.as_deref().unwrap_or("?")
-        ),
-        _ => return None,
-    };
-    Some(format!("[{:8.1} s] {what}", e.t))
+/// The bench's stderr lines: one per partition that left the device
+/// (with its time in the device region) and per proof that ended.
+#[derive(Default)]
+struct Progress {
+    /// When each (proof, partition) entered the device region.
+    entered: HashMap<(u64, usize), f64>,
+}
+
+impl Progress {
+    fn line(&mut self, e: &Event) -> Option<String> {
+        let what = match e.kind {
+            EventKind::GpuStart => {
+                self.entered.insert((e.job?, e.partition?), e.t);
+                return None;
+            }
+            EventKind::GpuEnd => {
+                let (j, p) = (e.job?, e.partition?);
+                let region = match self.entered.remove(&(j, p)) {
+                    Some(t0) => format!(" in {:.2} s on device {}", e.t - t0, e.device?),
+                    None => String::new(),
+                };
+                format!("partition {p} of proof {j} proved{region}")
+            }
+            EventKind::JobDone => format!("proof {} done", e.job?),
+            EventKind::JobFailed => format!(
+                "proof {} failed: {}",
+                e.job?,
+                e.detail.as_deref().unwrap_or("?")
+            ),
+            _ => return None,
+        };
+        Some(format!("[{:8.1} s] {what}", e.t))
+    }
 }
 
 pub fn run(ctx: &Ctx, a: Args) -> Result<()> {
@@ -225,4 +246,46 @@ pub fn run(ctx: &Ctx, a: Args) -> Result<()> {
         &make_source,
     )?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Progress;
+    use cuzk_scheduler::Event;
+
+    fn ev(json: &str) -> Event {
+        serde_json::from_str(json).unwrap()
+    }
+
+    #[test]
+    fn progress_gives_each_partition_its_device_time() {
+        let mut p = Progress::default();
+        let start = r#"{"t":1.0,"kind":"gpu_start","job":3,"partition":2,"device":0}"#;
+        let other = r#"{"t":1.5,"kind":"gpu_start","job":3,"partition":4,"device":1}"#;
+        assert_eq!(p.line(&ev(start)), None);
+        assert_eq!(p.line(&ev(other)), None);
+        assert_eq!(
+            p.line(&ev(
+                r#"{"t":3.5,"kind":"gpu_end","job":3,"partition":2,"device":0}"#
+            ))
+            .unwrap(),
+            "[     3.5 s] partition 2 of proof 3 proved in 2.50 s on device 0"
+        );
+        assert_eq!(
+            p.line(&ev(
+                r#"{"t":4.0,"kind":"gpu_end","job":3,"partition":4,"device":1}"#
+            ))
+            .unwrap(),
+            "[     4.0 s] partition 4 of proof 3 proved in 2.50 s on device 1"
+        );
+        assert_eq!(
+            p.line(&ev(
+                r#"{"t":5.0,"kind":"job_failed","job":3,"detail":"no"}"#
+            ))
+            .unwrap(),
+            "[     5.0 s] proof 3 failed: no"
+        );
+        assert_eq!(p.line(&ev(r#"{"t":5.0,"kind":"synth_end","job":3}"#)), None);
+        assert!(p.entered.is_empty());
+    }
 }
