@@ -165,28 +165,61 @@ pub(super) fn report(
     Ok(run)
 }
 
-/// The bench's stderr lines: one per partition that left the device
-/// (with its time in the device region) and per proof that ended.
+/// The bench's stderr lines: one per proved partition (its time in the
+/// device region and, when its bases were streamed, the device time of
+/// the base uploads and of the streamed kernels) and per proof that ended.
 #[derive(Default)]
 struct Progress {
-    /// When each (proof, partition) entered the device region.
-    entered: HashMap<(u64, usize), f64>,
+    /// Per (proof, partition) in flight: when it entered the device
+    /// region, the region's length once it left, and the streamed
+    /// passes' upload and kernel seconds.
+    open: HashMap<(u64, usize), Partition>,
+}
+
+#[derive(Default)]
+struct Partition {
+    entered: f64,
+    region: Option<(f64, u32)>,
+    upload: f64,
+    kernels: f64,
 }
 
 impl Progress {
     fn line(&mut self, e: &Event) -> Option<String> {
         let what = match e.kind {
             EventKind::GpuStart => {
-                self.entered.insert((e.job?, e.partition?), e.t);
+                let p = self.open.entry((e.job?, e.partition?)).or_default();
+                p.entered = e.t;
                 return None;
             }
             EventKind::GpuEnd => {
-                let (j, p) = (e.job?, e.partition?);
-                let region = match self.entered.remove(&(j, p)) {
-                    Some(t0) => format!(" in {:.2} s on device {}", e.t - t0, e.device?),
-                    None => String::new(),
+                let p = self.open.get_mut(&(e.job?, e.partition?))?;
+                p.region = Some((e.t - p.entered, e.device?));
+                return None;
+            }
+            EventKind::Stage => {
+                let p = self.open.get_mut(&(e.job?, e.partition?))?;
+                match e.name.as_deref() {
+                    Some("stream_upload") => p.upload += e.dur?,
+                    Some("stream_kernels") => p.kernels += e.dur?,
+                    _ => {}
+                }
+                return None;
+            }
+            // The stages are in by the assembly that follows them.
+            EventKind::Assembly => {
+                let (j, k) = (e.job?, e.partition?);
+                let p = self.open.remove(&(j, k))?;
+                let (region, device) = p.region?;
+                let streamed = if p.upload + p.kernels > 0.0 {
+                    format!(
+                        " (streamed: uploads {:.2} s, kernels {:.2} s)",
+                        p.upload, p.kernels
+                    )
+                } else {
+                    String::new()
                 };
-                format!("partition {p} of proof {j} proved{region}")
+                format!("partition {k} of proof {j} proved in {region:.2} s on device {device}{streamed}")
             }
             EventKind::JobDone => format!("proof {} done", e.job?),
             EventKind::JobFailed => format!(
@@ -260,20 +293,31 @@ mod tests {
     #[test]
     fn progress_gives_each_partition_its_device_time() {
         let mut p = Progress::default();
-        let start = r#"{"t":1.0,"kind":"gpu_start","job":3,"partition":2,"device":0}"#;
-        let other = r#"{"t":1.5,"kind":"gpu_start","job":3,"partition":4,"device":1}"#;
-        assert_eq!(p.line(&ev(start)), None);
-        assert_eq!(p.line(&ev(other)), None);
+        let quiet = [
+            r#"{"t":1.0,"kind":"gpu_start","job":3,"partition":2,"device":0}"#,
+            r#"{"t":1.5,"kind":"gpu_start","job":3,"partition":4,"device":1}"#,
+            r#"{"t":3.5,"kind":"gpu_end","job":3,"partition":2,"device":0}"#,
+            r#"{"t":1.1,"kind":"stage","job":3,"partition":2,"name":"stream_upload","dur":0.25}"#,
+            r#"{"t":1.2,"kind":"stage","job":3,"partition":2,"name":"stream_kernels","dur":1.5}"#,
+            r#"{"t":2.2,"kind":"stage","job":3,"partition":2,"name":"stream_upload","dur":0.5}"#,
+            r#"{"t":2.3,"kind":"stage","job":3,"partition":2,"name":"msm_h","dur":9.0}"#,
+            r#"{"t":4.0,"kind":"gpu_end","job":3,"partition":4,"device":1}"#,
+            r#"{"t":5.0,"kind":"synth_end","job":3}"#,
+        ];
+        for e in quiet {
+            assert_eq!(p.line(&ev(e)), None, "{e}");
+        }
         assert_eq!(
             p.line(&ev(
-                r#"{"t":3.5,"kind":"gpu_end","job":3,"partition":2,"device":0}"#
+                r#"{"t":3.5,"kind":"assembly","job":3,"partition":2,"dur":0.1}"#
             ))
             .unwrap(),
-            "[     3.5 s] partition 2 of proof 3 proved in 2.50 s on device 0"
+            "[     3.5 s] partition 2 of proof 3 proved in 2.50 s on device 0 \
+             (streamed: uploads 0.75 s, kernels 1.50 s)"
         );
         assert_eq!(
             p.line(&ev(
-                r#"{"t":4.0,"kind":"gpu_end","job":3,"partition":4,"device":1}"#
+                r#"{"t":4.0,"kind":"assembly","job":3,"partition":4,"dur":0.1}"#
             ))
             .unwrap(),
             "[     4.0 s] partition 4 of proof 3 proved in 2.50 s on device 1"
@@ -285,7 +329,6 @@ mod tests {
             .unwrap(),
             "[     5.0 s] proof 3 failed: no"
         );
-        assert_eq!(p.line(&ev(r#"{"t":5.0,"kind":"synth_end","job":3}"#)), None);
-        assert!(p.entered.is_empty());
+        assert!(p.open.is_empty());
     }
 }
