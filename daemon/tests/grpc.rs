@@ -86,9 +86,17 @@ async fn await_timeout_returns_timeout_and_keeps_the_job() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn cancel_queued_and_running_jobs() {
-    let h = Harness::start().await;
+    // One synthesis worker, no aging and room for a few 2^12 partitions
+    // (656 KB each): the second job cannot start before the last of the
+    // first job's 64 partitions has, ~60 CPU proofs (43 ms each) away.
+    // The default aging (16) lets it start after 16, and a 1 GiB budget
+    // lets all 64 synthesize in ~0.1 s.
+    let h = Harness::start_with(|s| {
+        s.opts.aging = u64::MAX;
+        s.opts.memory_budget = 4 << 20;
+    })
+    .await;
     let mut c = h.client.clone();
-    // One synthesis worker: the first job runs, the second waits behind it.
     let running = c.submit_proof(bench(12, 64, 1)).await.unwrap().into_inner();
     let queued = c.submit_proof(bench(12, 2, 2)).await.unwrap().into_inner();
     assert_eq!(queued.queue_position, 1);

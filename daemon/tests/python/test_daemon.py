@@ -88,7 +88,7 @@ def free_port():
 class Daemon:
     """A `cuzk daemon` process with its own config and ports."""
 
-    def __init__(self, on_shutdown="drain", param_cache=PARAMS, budget="1GiB", unix_socket=None):
+    def __init__(self, on_shutdown="drain", param_cache=PARAMS, budget="1GiB", unix_socket=None, aging=16):
         assert CUZK.exists(), f"{CUZK} missing: cargo build -p cuzk (or set CUZK_BIN)"
         self.dir = scratch_dir("daemon-")
         self.port, self.http = free_port(), free_port()
@@ -113,6 +113,9 @@ gpu_workers_per_device = 1
 
 [memory]
 budget = "{budget}"
+
+[scheduler]
+aging = {aging}
 """
         )
         self.log = open(self.dir / "daemon.log", "wb")
@@ -234,21 +237,30 @@ def test_await_timeout_keeps_the_job(daemon):
     assert verifies(r.proof, 12, 6, 1)
 
 
-def test_cancel_queued_and_running(daemon):
-    running = daemon.stub.SubmitProof(bench(12, partitions=32, seed=1))
-    queued = daemon.stub.SubmitProof(bench(12, partitions=2, seed=2))
-    assert queued.queue_position >= 1
-    wait_for("the first job to run", lambda: in_progress(daemon) == 1)
-    c = daemon.stub.CancelProof(pb.CancelProofRequest(job_id=queued.job_id))
-    assert not c.was_running
-    assert daemon.stub.AwaitProof(pb.AwaitProofRequest(job_id=queued.job_id)).status == Status.CANCELLED
-    c = daemon.stub.CancelProof(pb.CancelProofRequest(job_id=running.job_id))
-    assert c.was_running
-    r = daemon.stub.AwaitProof(pb.AwaitProofRequest(job_id=running.job_id))
-    assert r.status == Status.CANCELLED and not r.proof
-    with pytest.raises(grpc.RpcError) as e:
-        daemon.stub.CancelProof(pb.CancelProofRequest(job_id="job-does-not-exist"))
-    assert e.value.code() == grpc.StatusCode.NOT_FOUND
+def test_cancel_queued_and_running():
+    # One synthesis worker, (nearly) no aging and room for a few 2^12
+    # partitions (656 KB each): the second job cannot start before the last
+    # of the first job's 64 partitions has, ~60 CPU proofs (43 ms each)
+    # away. The default aging (16) lets it start after 16, and a 1 GiB
+    # budget lets all 64 synthesize in ~0.1 s.
+    daemon = Daemon(aging=1 << 40, budget="4MiB")
+    try:
+        running = daemon.stub.SubmitProof(bench(12, partitions=64, seed=1))
+        queued = daemon.stub.SubmitProof(bench(12, partitions=2, seed=2))
+        assert queued.queue_position >= 1
+        wait_for("the first job to run", lambda: in_progress(daemon) == 1)
+        c = daemon.stub.CancelProof(pb.CancelProofRequest(job_id=queued.job_id))
+        assert not c.was_running
+        assert daemon.stub.AwaitProof(pb.AwaitProofRequest(job_id=queued.job_id)).status == Status.CANCELLED
+        c = daemon.stub.CancelProof(pb.CancelProofRequest(job_id=running.job_id))
+        assert c.was_running
+        r = daemon.stub.AwaitProof(pb.AwaitProofRequest(job_id=running.job_id))
+        assert r.status == Status.CANCELLED and not r.proof
+        with pytest.raises(grpc.RpcError) as e:
+            daemon.stub.CancelProof(pb.CancelProofRequest(job_id="job-does-not-exist"))
+        assert e.value.code() == grpc.StatusCode.NOT_FOUND
+    finally:
+        assert daemon.stop() == 0, daemon.logs()
 
 
 def test_status_and_metrics(daemon):
