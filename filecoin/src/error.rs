@@ -171,6 +171,27 @@ pub enum FilecoinError {
         /// The first differing position.
         position: usize,
     },
+    /// An aggregation request that is malformed or out of bounds: the
+    /// manifest, the sector count, a proof's length, a zero commitment.
+    #[error("aggregate: {0}")]
+    AggregateInput(String),
+    /// A seal proof given for aggregation does not verify for its own
+    /// statement (another sector's proof, a mismatched seed or ticket,
+    /// corrupt bytes). Nothing is aggregated.
+    #[error(
+        "aggregate: sector {index} (id {sector_id}): its seal proof does not verify for its \
+         comm_r, comm_d, ticket, seed, prover and sector id"
+    )]
+    SealInvalid {
+        /// Position in the request.
+        index: usize,
+        /// Its sector number.
+        sector_id: u64,
+    },
+    /// The aggregate made failed filecoin-proofs' verification; it is not
+    /// returned.
+    #[error("aggregate: the aggregate failed its own verification and was not written")]
+    AggregateUnverified,
     /// Circuit synthesis failed.
     #[error("synthesis failed: {0}")]
     Synthesis(#[from] bellpepper_core::SynthesisError),

@@ -24,6 +24,11 @@
 //!   `generate_partition_proofs`' vanilla proofs ([`prove_snap`],
 //!   [`verify_snap`] with filecoin-proofs' `verify_empty_sector_update_proof`),
 //!   same bytes format as `generate_empty_sector_update_proof_with_vanilla`.
+//! - [`aggregate`]: SnarkPack aggregates of N sectors' seal proofs
+//!   ([`aggregate_seals`], made and checked by filecoin-proofs'
+//!   `aggregate_seal_commit_proofs` / `verify_aggregate_seal_commit_proofs`,
+//!   every input proof verified first), from a JSON manifest
+//!   ([`AggregateRequest::parse`]).
 //! - [`params`]: every proof kind's parameter file by its standard name
 //!   ([`ProofKind::params_file_name`], [`locate`]).
 //! - [`job`]: the one way any of them becomes an engine job.
@@ -36,6 +41,7 @@
 //! Features: none.
 #![forbid(unsafe_code)]
 
+pub mod aggregate;
 pub mod c1;
 pub mod compiled;
 pub mod error;
@@ -46,13 +52,16 @@ pub mod porep;
 pub mod post;
 pub mod snap;
 
+pub use aggregate::{
+    aggregate_seals, verify_aggregate, AggregateRequest, SealStatement, SealedProof,
+};
 pub use c1::{
     parse_c1, parse_prover_id, parse_size, C1Output, C1Public, SealProofKind, SealVersion,
 };
 pub use cuzk_scheduler::WitnessGen;
 pub use error::{FilecoinError, Result};
 pub use job::{circuit_job, run_job, ProofJob, ProofOutput, ProofSource};
-pub use params::{check_params, locate, locate_srs, use_param_dir, ProofKind};
+pub use params::{check_params, check_srs, locate, locate_srs, use_param_dir, ProofKind};
 pub use porep::{
     blank_shape, finish_c2, partition_shape, prove_c2, public_inputs, synthesize_c1, verify_c2,
     C2Options,

@@ -125,6 +125,58 @@ pub fn locate_srs(dir: &Path) -> Result<PathBuf> {
     locate_file(dir, &srs_file_name())
 }
 
+/// Points filecoin-proofs reads of each of the SRS file's four vectors
+/// (storage-proofs-core's `read_srs`: `(2 << 14) + 1`).
+const SRS_READ_POINTS: u64 = (2 << 14) + 1;
+
+/// [`locate_srs`], then checks the file's layout before filecoin-proofs
+/// maps it (bellperson's reader indexes the map unchecked and its
+/// specialiser asserts; a truncated or small file would panic there):
+/// four vectors (G1 α, G1 β, G2 α, G2 β powers), each a big-endian `u32`
+/// count and that many compressed points (48 and 96 bytes), each holding
+/// the `2 · proofs` powers an aggregate of `proofs` needs.
+pub fn check_srs(dir: &Path, proofs: usize) -> Result<PathBuf> {
+    use std::io::{Read, Seek, SeekFrom};
+    let path = locate_srs(dir)?;
+    let mismatch = |detail: String| FilecoinError::ParamsMismatch {
+        path: path.clone(),
+        detail,
+    };
+    let mut f = std::fs::File::open(&path).map_err(|e| FilecoinError::file(&path, e))?;
+    let size = f
+        .metadata()
+        .map_err(|e| FilecoinError::file(&path, e))?
+        .len();
+    let mut at = 0u64;
+    for (name, point) in [("G1 α", 48u64), ("G1 β", 48), ("G2 α", 96), ("G2 β", 96)] {
+        if at + 4 > size {
+            return Err(mismatch(format!(
+                "the SRS file ends ({size} bytes) before its {name} powers' count"
+            )));
+        }
+        f.seek(SeekFrom::Start(at))
+            .map_err(|e| FilecoinError::file(&path, e))?;
+        let mut len = [0u8; 4];
+        f.read_exact(&mut len)
+            .map_err(|e| FilecoinError::file(&path, e))?;
+        let len = u64::from(u32::from_be_bytes(len));
+        at += 4 + len * point;
+        if at > size {
+            return Err(mismatch(format!(
+                "the SRS file ({size} bytes) is truncated: its {len} {name} powers end at byte {at}"
+            )));
+        }
+        let usable = len.min(SRS_READ_POINTS);
+        if usable < 2 * proofs as u64 {
+            return Err(mismatch(format!(
+                "the SRS has {usable} usable {name} powers; an aggregate of {proofs} proofs needs {}",
+                2 * proofs
+            )));
+        }
+    }
+    Ok(path)
+}
+
 /// The parameter file `name` (a standard name, see
 /// [`ProofKind::params_file_name`]) in `dir`; a typed error if it is
 /// absent.

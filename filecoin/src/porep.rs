@@ -3,12 +3,13 @@
 //! synthesis and prover → the concatenated partition proofs, which for
 //! non-interactive PoRep are then aggregated ([`finish_c2`]).
 
+use crate::aggregate::padded_proofs;
 use crate::c1::{format_size, C1Output, C1Public, SealProofKind};
 use crate::error::{proofs, FilecoinError, Result};
 use crate::job::{
     circuit_job_of, native_values, run_job, NativeFn, Part, ProofJob, ProofOutput, Synthesis,
 };
-use crate::params::{locate, locate_srs, use_param_dir};
+use crate::params::{check_srs, locate, use_param_dir};
 use cuzk_field::Fr;
 use cuzk_groth16::Proof;
 use cuzk_scheduler::{Engine, WitnessGen};
@@ -165,7 +166,7 @@ fn job_tree<Tree: 'static + MerkleTreeTrait>(
 pub fn prove_c2(c1: &C1Output, opts: &C2Options<'_>) -> Result<ProofOutput> {
     if c1.kind.aggregated() {
         // Before any proving: a missing SRS is a refusal, not lost work.
-        locate_srs(&opts.param_dir)?;
+        check_srs(&opts.param_dir, padded_proofs(&c1.kind, 1)?)?;
     }
     let job = porep_job(
         c1,
@@ -184,12 +185,12 @@ pub fn prove_c2(c1: &C1Output, opts: &C2Options<'_>) -> Result<ProofOutput> {
 /// their SnarkPack aggregate, made as filecoin-proofs' `seal_commit_phase2`
 /// makes it (`aggregate_seal_commit_proofs` over this one sector,
 /// aggregate version 2) from the SRS file in `param_dir`
-/// ([`locate_srs`]).
+/// ([`check_srs`]).
 pub fn finish_c2(c1: &C1Output, partition_proofs: Vec<u8>, param_dir: &Path) -> Result<Vec<u8>> {
     if !c1.kind.aggregated() {
         return Ok(partition_proofs);
     }
-    locate_srs(param_dir)?;
+    check_srs(param_dir, padded_proofs(&c1.kind, 1)?)?;
     let config = c1.kind.porep_config()?;
     let want = usize::from(config.partitions) * cuzk_groth16::PROOF_BYTES;
     if partition_proofs.len() != want {
@@ -547,7 +548,7 @@ fn witness_tree<Tree: 'static + MerkleTreeTrait>(
 
 /// Verifies a C2 proof with filecoin-proofs' own verifier (`verify_seal`),
 /// reading the verifying key from `param_dir` (see [`use_param_dir`]), and
-/// for non-interactive PoRep the SRS ([`locate_srs`]). `Ok(false)` is a
+/// for non-interactive PoRep the SRS ([`check_srs`]). `Ok(false)` is a
 /// proof that does not verify; malformed input is an error.
 pub fn verify_c2(
     kind: &SealProofKind,
@@ -561,7 +562,7 @@ pub fn verify_c2(
     let config = kind.porep_config()?;
     use_param_dir(param_dir)?;
     if kind.aggregated() {
-        locate_srs(param_dir)?;
+        check_srs(param_dir, padded_proofs(kind, 1)?)?;
         // An aggregate's length depends on the proof count; bytes that do
         // not decode are a proof that does not verify, as below.
         type Aggregate = bellperson::groth16::aggregate::AggregateProof<blstrs::Bls12>;
