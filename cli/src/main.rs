@@ -13,7 +13,7 @@ mod report;
 
 use clap::{Parser, Subcommand};
 #[cfg(feature = "filecoin")]
-use cmd::filecoin::{BenchSub, ProveSub, TestdataSub, VerifySub};
+use cmd::filecoin::{AggregateSub, BenchSub, ProveSub, TestdataSub, VerifySub};
 use std::process::ExitCode;
 
 /// `cuzk --config FILE` with no subcommand runs the daemon, as Curio's
@@ -48,6 +48,10 @@ enum Cmd {
     Prove(ProveCmd),
     /// Verify proofs with a `.vk` or `.params` file, or `verify porep|winning-post|window-post|snap` for Filecoin.
     Verify(VerifyCmd),
+    /// SnarkPack-aggregate Filecoin seal proofs (`aggregate porep`), as filecoin-proofs does, every input verified first.
+    #[cfg(feature = "filecoin")]
+    #[command(subcommand)]
+    Aggregate(AggregateSub),
     /// Make local Filecoin test data (parameters and a sealed test sector).
     #[cfg(feature = "filecoin")]
     #[command(subcommand)]
@@ -166,6 +170,8 @@ fn main() -> ExitCode {
         Cmd::Setup(a) => cmd::setup::run(&ctx, a),
         Cmd::Prove(c) => prove(&ctx, c),
         Cmd::Verify(c) => verify(&ctx, c),
+        #[cfg(feature = "filecoin")]
+        Cmd::Aggregate(sub) => cmd::filecoin::aggregate(&ctx, sub),
         #[cfg(feature = "filecoin")]
         Cmd::Testdata(sub) => cmd::filecoin::testdata(sub),
         Cmd::Info(a) => cmd::info::run(&ctx, a),

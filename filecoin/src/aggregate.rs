@@ -81,7 +81,8 @@ impl AggregateRequest {
     /// `aggregate_version` is optional (`v2`). With `files` set, a sector
     /// may give `"proof_file": "PATH"` (raw C2 bytes, relative to `files`)
     /// instead of `proof`; without it (a request from the network) only
-    /// inline proofs are read.
+    /// inline proofs are read. A sector without either is a statement
+    /// only: enough to verify an aggregate, refused for making one.
     pub fn parse(json: &[u8], files: Option<&Path>) -> Result<Self> {
         let v: serde_json::Value =
             serde_json::from_slice(json).map_err(|e| bad(format!("not a JSON manifest: {e}")))?;
@@ -179,6 +180,7 @@ fn parse_sector(i: usize, v: &serde_json::Value, files: Option<&Path>) -> Result
         seed: b32("seed")?,
     };
     let proof = match (o.get("proof"), o.get("proof_file"), files) {
+        (Some(_), Some(_), _) => return Err(at("give proof or proof_file, not both".into())),
         (Some(p), None, _) => base64::engine::general_purpose::STANDARD
             .decode(
                 p.as_str()
@@ -190,14 +192,17 @@ fn parse_sector(i: usize, v: &serde_json::Value, files: Option<&Path>) -> Result
                 f.as_str()
                     .ok_or_else(|| at("proof_file must be a path".into()))?,
             );
-            std::fs::read(&path).map_err(|e| FilecoinError::file(path, e))?
+            // The largest C2 proof is a few KB (10 partitions of 192 bytes).
+            cuzk_groth16::file::read_capped(&path, 1 << 20, "a C2 proof file")?
         }
         (None, Some(_), None) => {
             return Err(at(
                 "proof_file is accepted only from a manifest file: send the proof inline".into(),
             ))
         }
-        _ => return Err(at("exactly one of proof and proof_file is needed".into())),
+        // A statement without its proof: enough to verify an aggregate
+        // ([`check_request`] refuses it for aggregation).
+        (None, None, _) => Vec::new(),
     };
     Ok(SealedProof {
         statement: SealStatement {
@@ -490,6 +495,14 @@ mod tests {
             let e = AggregateRequest::parse(json.as_bytes(), None).unwrap_err();
             assert!(e.to_string().contains(want), "{json}: {e}");
         }
+        // A statement alone (for verifying) parses; both proof forms do not.
+        let bare = GOOD.replace(",\n        \"proof\": \"AAEC\"", "");
+        assert_ne!(bare, GOOD);
+        let r = AggregateRequest::parse(manifest("", &bare).as_bytes(), None).unwrap();
+        assert!(r.seals[0].proof.is_empty());
+        let both = GOOD.replace("\"proof\"", "\"proof_file\": \"x\", \"proof\"");
+        let e = AggregateRequest::parse(manifest("", &both).as_bytes(), None).unwrap_err();
+        assert!(e.to_string().contains("not both"), "{e}");
         let many = vec![GOOD; MAX_AGGREGATED_PROOFS + 1].join(",");
         let e = AggregateRequest::parse(manifest("", &many).as_bytes(), None).unwrap_err();
         assert!(e.to_string().contains("at most 8192"), "{e}");

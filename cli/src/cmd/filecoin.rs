@@ -3,7 +3,7 @@
 //! `snap`, over `cuzk-filecoin` and `cuzk-filecoin-tools`.
 
 use super::bench_filecoin::{self, Bench, PorepBenchArgs, VanillaBenchArgs};
-use super::{porep, post, snap};
+use super::{aggregate, porep, post, snap};
 use crate::output::Ctx;
 use anyhow::Result;
 use clap::Subcommand;
@@ -87,6 +87,14 @@ pub enum VerifySub {
     WindowPost(post::VerifyPostArgs),
     /// Check a SnapDeals proof with filecoin-proofs' own `verify_empty_sector_update_proof`.
     Snap(snap::VerifySnapArgs),
+    /// Check a SnarkPack aggregate of seal proofs with filecoin-proofs' own `verify_aggregate_seal_commit_proofs`.
+    Aggregate(aggregate::VerifyAggregateArgs),
+}
+
+#[derive(Subcommand, Debug)]
+pub enum AggregateSub {
+    /// SnarkPack-aggregate N sectors' PoRep C2 proofs (a JSON manifest); the bytes `aggregate_seal_commit_proofs` returns.
+    Porep(aggregate::AggregatePorepArgs),
 }
 
 #[derive(Subcommand, Debug)]
@@ -161,9 +169,17 @@ pub fn verify(sub: VerifySub) -> Result<()> {
         ),
         VerifySub::WindowPost(a) => (post::run_verify(PostType::Window, &a, None)?, "WindowPoSt"),
         VerifySub::Snap(a) => (snap::run_verify(&a, None)?, "SnapDeals"),
+        VerifySub::Aggregate(a) => (aggregate::run_verify(&a)?, "aggregate"),
     };
     anyhow::ensure!(valid, "the {what} proof is INVALID");
     Ok(())
+}
+
+/// `cuzk aggregate <kind>`.
+pub fn aggregate(ctx: &Ctx, sub: AggregateSub) -> Result<()> {
+    match sub {
+        AggregateSub::Porep(a) => aggregate::run(ctx, &a),
+    }
 }
 
 /// `cuzk testdata <kind>`.

@@ -21,6 +21,11 @@ pub const INPUTS_FILE_LIMIT: u64 = 256 << 20;
 #[cfg(feature = "filecoin")]
 pub const C1_FILE_LIMIT: u64 = 256 << 20;
 
+/// Largest aggregation manifest read: 8192 sectors with inline 32 GiB
+/// proofs are ~25 MB.
+#[cfg(feature = "filecoin")]
+pub const MANIFEST_FILE_LIMIT: u64 = 64 << 20;
+
 /// Reads `path` whole, at most `limit` bytes (a clear error beyond).
 pub fn read(path: &Path, limit: u64, what: &'static str) -> Result<Vec<u8>> {
     Ok(cuzk_groth16::file::read_capped(path, limit, what)?)

@@ -1,5 +1,7 @@
 //! One module per subcommand.
 
+#[cfg(feature = "filecoin")]
+pub mod aggregate;
 pub mod bench;
 #[cfg(feature = "filecoin")]
 pub mod bench_filecoin;
