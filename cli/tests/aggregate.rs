@@ -129,7 +129,10 @@ fn aggregate_porep_writes_a_verified_aggregate_and_refuses_bad_input() {
         "--param-cache",
         pd,
     ]);
-    assert!(out.contains("3 sectors (4 partition proofs once padded)"), "{out}");
+    assert!(
+        out.contains("3 sectors (4 partition proofs once padded)"),
+        "{out}"
+    );
     assert!(agg.is_file());
     let v = ok(&[
         "verify",
@@ -178,7 +181,10 @@ fn aggregate_porep_writes_a_verified_aggregate_and_refuses_bad_input() {
         "--param-cache",
         pd,
     ]);
-    assert!(e.contains("sector 0") && e.contains("does not verify"), "{e}");
+    assert!(
+        e.contains("sector 0") && e.contains("does not verify"),
+        "{e}"
+    );
     assert!(!out2.exists());
 
     // A truncated SRS: a clear error before filecoin-proofs maps it.
