@@ -88,6 +88,10 @@ pub enum ProofInput {
         /// Its parameter file's standard name (the engine's circuit id).
         circuit_id: String,
     },
+    /// A SnarkPack aggregate of seal proofs: not an engine job, it runs
+    /// beside the engine ([`EngineHost::aggregate`]).
+    #[cfg(feature = "filecoin")]
+    Aggregate(Arc<cuzk_filecoin::AggregateRequest>),
 }
 
 impl ProofInput {
@@ -99,6 +103,8 @@ impl ProofInput {
             ProofInput::Porep { circuit_id, .. }
             | ProofInput::Post { circuit_id, .. }
             | ProofInput::Snap { circuit_id, .. } => circuit_id.clone(),
+            #[cfg(feature = "filecoin")]
+            ProofInput::Aggregate(_) => cuzk_filecoin::params::srs_file_name(),
         }
     }
 }
@@ -220,6 +226,10 @@ pub struct EngineHost {
     /// Held while a bench parameter file is generated, so concurrent first
     /// requests generate it once (the engine loads a file once itself).
     generating: Mutex<()>,
+    /// Held while an aggregate is made: one at a time, as each uses every
+    /// core (filecoin-proofs' rayon pool) beside the engine's syntheses.
+    #[cfg(feature = "filecoin")]
+    aggregating: Mutex<()>,
     srs_loads: AtomicU64,
     srs_evictions: AtomicU64,
 }
@@ -261,6 +271,8 @@ impl EngineHost {
             witness: Default::default(),
             bench_max_log_size,
             generating: Mutex::new(()),
+            #[cfg(feature = "filecoin")]
+            aggregating: Mutex::new(()),
             srs_loads: AtomicU64::new(0),
             srs_evictions: AtomicU64::new(0),
         })
@@ -451,9 +463,10 @@ impl EngineHost {
         let mut srs_load = self.preload(&circuit_id)?.unwrap_or_default();
         let source: Arc<dyn PartitionSource> = match input {
             #[cfg(feature = "filecoin")]
-            ProofInput::Porep { .. } | ProofInput::Post { .. } | ProofInput::Snap { .. } => {
-                self.filecoin_source(input, &circuit_id)?
-            }
+            ProofInput::Porep { .. }
+            | ProofInput::Post { .. }
+            | ProofInput::Snap { .. }
+            | ProofInput::Aggregate(_) => self.filecoin_source(input, &circuit_id)?,
             &ProofInput::Bench(b) => {
                 let shape = BenchCircuit::new(b.log_size, 0)
                     .map_err(|e| DaemonError::InvalidArgument(e.to_string()))?

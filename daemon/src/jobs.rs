@@ -36,16 +36,19 @@ pub enum Kind {
     WinningPost,
     /// cuzk's benchmark circuit.
     Bench,
+    /// A SnarkPack aggregate of seal proofs (runs beside the engine).
+    AggregateSeal,
 }
 
 impl Kind {
     /// Every kind, in a fixed order (status reports list all of them).
-    pub const ALL: [Kind; 5] = [
+    pub const ALL: [Kind; 6] = [
         Kind::PorepSealCommit,
         Kind::SnapDealsUpdate,
         Kind::WindowPostPartition,
         Kind::WinningPost,
         Kind::Bench,
+        Kind::AggregateSeal,
     ];
 
     /// The metrics' `proof_kind` label: Curio's values for its four kinds.
@@ -56,6 +59,7 @@ impl Kind {
             Kind::WindowPostPartition => "window_post",
             Kind::WinningPost => "winning_post",
             Kind::Bench => "bench_circuit",
+            Kind::AggregateSeal => "aggregate_seal",
         }
     }
 
@@ -67,6 +71,7 @@ impl Kind {
             Kind::WindowPostPartition => "WINDOW_POST_PARTITION",
             Kind::WinningPost => "WINNING_POST",
             Kind::Bench => "CUZK_BENCH_CIRCUIT",
+            Kind::AggregateSeal => "CUZK_AGGREGATE_SEAL",
         }
     }
 }
@@ -168,6 +173,8 @@ struct Record {
     engine_t: f64,
     srs_load: Duration,
     first_start: Option<f64>,
+    /// A job beside the engine: received until it started.
+    direct_wait: Duration,
     cancel_requested: bool,
     prove_waiters: u32,
     submitted: bool,
@@ -297,6 +304,7 @@ impl Registry {
                 engine_t: 0.0,
                 srs_load: Duration::ZERO,
                 first_start: None,
+                direct_wait: Duration::ZERO,
                 cancel_requested: false,
                 prove_waiters: u32::from(via == Via::Prove),
                 submitted: via == Via::Submit,
@@ -414,6 +422,66 @@ impl Registry {
             proof,
             error,
             timings,
+        };
+        self.finish(id, outcome, true);
+    }
+
+    /// Starts job `id`, which runs beside the engine (an aggregation):
+    /// `false` when a cancel or a shutdown came first (the job is then
+    /// finished as cancelled and must not run).
+    pub fn start_direct(&self, id: &str) -> bool {
+        let mut st = self.state.lock();
+        let reason = st.shutdown_reason.clone();
+        let Some(r) = st.jobs.get_mut(id) else {
+            return false;
+        };
+        if r.phase == Phase::Finished {
+            return false;
+        }
+        if r.cancel_requested || reason.is_some() {
+            drop(st);
+            self.finish(id, cancelled(reason, JobTimings::default()), true);
+            return false;
+        }
+        r.phase = Phase::Running;
+        r.direct_wait = r.received.elapsed();
+        true
+    }
+
+    /// Ends job `id`, started by [`Self::start_direct`], with its result:
+    /// cancelled if a cancel arrived while it ran (its work is dropped).
+    pub fn finish_direct(&self, id: &str, result: Result<Vec<u8>, DaemonError>) {
+        let (received, waited, cancel, reason) = {
+            let st = self.state.lock();
+            let Some(r) = st.jobs.get(id) else {
+                return;
+            };
+            (
+                r.received,
+                r.direct_wait,
+                r.cancel_requested,
+                st.shutdown_reason.clone(),
+            )
+        };
+        let timings = JobTimings {
+            queue_wait: waited,
+            total: received.elapsed(),
+            ..JobTimings::default()
+        };
+        let outcome = match result {
+            _ if cancel => cancelled(reason, timings),
+            Ok(proof) => Outcome {
+                status: Status::Completed,
+                proof,
+                error: String::new(),
+                timings,
+            },
+            Err(e) => Outcome {
+                status: Status::Failed,
+                proof: Vec::new(),
+                error: e.to_string(),
+                timings,
+            },
         };
         self.finish(id, outcome, true);
     }
@@ -581,7 +649,12 @@ impl Registry {
                 r.cancel_requested = true;
                 None
             }
-            Phase::Queued | Phase::Running => r.handle.clone(),
+            // A job beside the engine (no handle) reads the flag when
+            // it ends.
+            Phase::Queued | Phase::Running => {
+                r.cancel_requested = true;
+                r.handle.clone()
+            }
         };
         drop(st);
         tracing::info!(job_id = id, was_running, "cancel");
@@ -696,5 +769,15 @@ impl Registry {
             by_circuit,
             waiting_clients,
         }
+    }
+}
+
+/// The outcome of a job cancelled by a caller (or by a shutdown: `reason`).
+fn cancelled(reason: Option<String>, timings: JobTimings) -> Outcome {
+    Outcome {
+        status: Status::Cancelled,
+        proof: Vec::new(),
+        error: reason.unwrap_or_else(|| "cancelled".into()),
+        timings,
     }
 }

@@ -66,6 +66,7 @@ pub fn check(
         pb::ProofKind::WindowPostPartition => Kind::WindowPostPartition,
         pb::ProofKind::WinningPost => Kind::WinningPost,
         pb::ProofKind::CuzkBenchCircuit => Kind::Bench,
+        pb::ProofKind::CuzkAggregateSeal => Kind::AggregateSeal,
     };
     let level = pb::Priority::try_from(req.priority)
         .map_err(|_| invalid(format!("unknown priority {}", req.priority)))?;
@@ -83,6 +84,8 @@ pub fn check(
         Kind::WinningPost | Kind::WindowPostPartition => filecoin::post(req, kind)?,
         #[cfg(feature = "filecoin")]
         Kind::SnapDealsUpdate => filecoin::snap(req)?,
+        #[cfg(feature = "filecoin")]
+        Kind::AggregateSeal => filecoin::aggregate(req)?,
         #[cfg(not(feature = "filecoin"))]
         _ => {
             return Err(DaemonError::Unimplemented(format!(

@@ -118,6 +118,21 @@ impl ProvingService {
         let input = checked.input;
         let shared = self.shared.clone();
         let id = job_id.clone();
+        #[cfg(feature = "filecoin")]
+        if let crate::engine_glue::ProofInput::Aggregate(req) = input {
+            // Beside the engine, on a blocking thread of its own; its
+            // outcome reaches every waiter as an engine job's does.
+            let prepared = tokio::spawn(async move {
+                tokio::task::spawn_blocking(move || {
+                    let jobs = &shared.jobs;
+                    if let Some(res) = shared.host.aggregate(&req, || jobs.start_direct(&id)) {
+                        jobs.finish_direct(&id, res);
+                    }
+                });
+                Ok(())
+            });
+            return Ok((job_id, Some(prepared)));
+        }
         let prepared = tokio::spawn(async move {
             let host = shared.host.clone();
             let priority = checked.priority;

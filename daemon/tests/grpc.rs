@@ -272,7 +272,7 @@ async fn status_metrics_and_http_report_real_numbers() {
     assert_eq!(st.total_proofs_completed, 1);
     assert_eq!(st.gpus.len(), 1, "one virtual CPU device: {:?}", st.gpus);
     assert_eq!(st.pinned_memory_limit_bytes, 1 << 30);
-    assert_eq!(st.queues.len(), 5);
+    assert_eq!(st.queues.len(), 6, "Curio's four kinds and two extensions");
     assert!(st
         .queues
         .iter()

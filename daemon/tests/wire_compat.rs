@@ -4,7 +4,8 @@
 //! protoc, and compared service by service, message by message, field by
 //! field (name, number, type, label, message/enum type) and enum by enum.
 //! Allowed difference: enum values we add (only ProofKind's
-//! CUZK_BENCH_CIRCUIT); nothing Curio has may be missing or different.
+//! CUZK_BENCH_CIRCUIT and CUZK_AGGREGATE_SEAL); nothing Curio has may be
+//! missing or different.
 
 use prost::Message;
 use prost_types::{DescriptorProto, EnumDescriptorProto, FileDescriptorProto, FileDescriptorSet};
@@ -12,7 +13,10 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 /// Our additions, as (enum full name, value name, number).
-const EXTENSIONS: [(&str, &str, i32); 1] = [(".cuzk.v1.ProofKind", "CUZK_BENCH_CIRCUIT", 100)];
+const EXTENSIONS: [(&str, &str, i32); 2] = [
+    (".cuzk.v1.ProofKind", "CUZK_BENCH_CIRCUIT", 100),
+    (".cuzk.v1.ProofKind", "CUZK_AGGREGATE_SEAL", 101),
+];
 
 fn manifest() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))

@@ -206,12 +206,38 @@ impl EngineHost {
                     .map_err(map)?
                     .source
             }
-            ProofInput::Bench(_) => {
+            ProofInput::Bench(_) | ProofInput::Aggregate(_) => {
                 return Err(DaemonError::Internal(
-                    "a bench job is not a Filecoin request".into(),
+                    "not an engine job of a Filecoin proof".into(),
                 ))
             }
         })
+    }
+
+    /// Makes the aggregate of `req` (every input proof verified first, the
+    /// aggregate verified after), one aggregation at a time; `ready` runs
+    /// once it is this one's turn and says whether to go on (`None`: the
+    /// job was cancelled while it waited).
+    pub fn aggregate(
+        &self,
+        req: &cuzk_filecoin::AggregateRequest,
+        ready: impl FnOnce() -> bool,
+    ) -> Option<Result<Vec<u8>, DaemonError>> {
+        let _turn = self.aggregating.lock();
+        if !ready() {
+            return None;
+        }
+        Some(
+            cuzk_filecoin::aggregate_seals(req, &self.filecoin_params).map_err(|e| match e {
+                FilecoinError::MissingParams { .. } | FilecoinError::ParamsMismatch { .. } => {
+                    DaemonError::Params {
+                        circuit: cuzk_filecoin::params::srs_file_name(),
+                        message: e.to_string(),
+                    }
+                }
+                other => DaemonError::InvalidArgument(format!("CUZK_AGGREGATE_SEAL: {other}")),
+            }),
+        )
     }
 }
 

@@ -132,3 +132,27 @@ pub(super) fn snap(req: &pb::SubmitProofRequest) -> Result<ProofInput, DaemonErr
         vanilla_proofs: req.vanilla_proofs.clone(),
     })
 }
+
+/// An aggregation request: the manifest of `cuzk aggregate porep` in
+/// `vanilla_proof`, its proofs inline (a request never names a file on
+/// this host), its shape checked now; the proofs are verified when it
+/// runs.
+pub(super) fn aggregate(req: &pb::SubmitProofRequest) -> Result<ProofInput, DaemonError> {
+    let what = "CUZK_AGGREGATE_SEAL";
+    if req.vanilla_proof.is_empty() {
+        return Err(invalid(format!(
+            "{what}: vanilla_proof (the aggregation manifest) is empty"
+        )));
+    }
+    let r = cuzk_filecoin::AggregateRequest::parse(&req.vanilla_proof, None)
+        .and_then(|r| cuzk_filecoin::aggregate::check_request(&r).map(|()| r))
+        .map_err(|e| invalid(format!("{what}: {e}")))?;
+    if req.registered_proof != 0 && r.kind.registered_id() != req.registered_proof {
+        return Err(invalid(format!(
+            "{what}: registered_proof {} but the manifest's sectors are {}",
+            req.registered_proof,
+            r.kind.api_name()
+        )));
+    }
+    Ok(ProofInput::Aggregate(std::sync::Arc::new(r)))
+}
