@@ -67,9 +67,8 @@ pub fn run(ctx: &Ctx, a: &AggregatePorepArgs) -> Result<()> {
     let tmp = cuzk_groth16::params::unique_tmp(&a.out);
     std::fs::write(&tmp, &agg)
         .and_then(|()| std::fs::rename(&tmp, &a.out))
-        .map_err(|e| {
+        .inspect_err(|_| {
             let _ = std::fs::remove_file(&tmp);
-            e
         })
         .with_context(|| format!("cannot write {}", a.out.display()))?;
     let padded = cuzk_filecoin::aggregate::padded_proofs(&req.kind, req.seals.len())?;
