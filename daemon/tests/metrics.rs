@@ -158,7 +158,8 @@ async fn the_metrics_text_is_well_formed_conventional_documented_and_curio_compa
                     "snap_update",
                     "window_post",
                     "winning_post",
-                    "bench_circuit"
+                    "bench_circuit",
+                    "aggregate_seal"
                 ]
                 .contains(&k.as_str()),
                 "{name}: proof_kind {k}"

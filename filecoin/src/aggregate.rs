@@ -375,23 +375,37 @@ fn aggregate_tree<Tree: 'static + MerkleTreeTrait>(
             }
         }
     }
-    let agg = filecoin_proofs::aggregate_seal_commit_proofs::<Tree>(
+    let agg = make::<Tree>(
         config,
         &st.iter().map(|s| s.public.comm_r).collect::<Vec<_>>(),
         &st.iter().map(|s| s.public.seed).collect::<Vec<_>>(),
-        &req.seals
+        req.seals
             .iter()
             .map(|s| SealCommitOutput {
                 proof: s.proof.clone(),
             })
-            .collect::<Vec<_>>(),
+            .collect(),
         req.version,
-    )
-    .map_err(proofs)?;
+    )?;
     if !verify_tree::<Tree>(config, req.version, &st, &agg)? {
         return Err(FilecoinError::AggregateUnverified);
     }
     Ok(agg)
+}
+
+/// The one call of filecoin-proofs' aggregator: sectors' C2 proofs
+/// (`outputs`, with their comm_r and seeds, in aggregate order) → the
+/// aggregate's bytes. Also the last step of a non-interactive PoRep's C2
+/// (`porep::finish_c2`: one sector, its partition proofs).
+pub(crate) fn make<Tree: 'static + MerkleTreeTrait>(
+    config: &PoRepConfig,
+    comm_rs: &[[u8; 32]],
+    seeds: &[[u8; 32]],
+    outputs: Vec<SealCommitOutput>,
+    version: AggregateVersion,
+) -> Result<Vec<u8>> {
+    filecoin_proofs::aggregate_seal_commit_proofs::<Tree>(config, comm_rs, seeds, &outputs, version)
+        .map_err(proofs)
 }
 
 fn verify_tree<Tree: 'static + MerkleTreeTrait>(

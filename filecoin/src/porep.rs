@@ -214,14 +214,13 @@ fn aggregate_tree<Tree: 'static + MerkleTreeTrait>(
     p: &C1Public,
     proof: Vec<u8>,
 ) -> Result<Vec<u8>> {
-    filecoin_proofs::aggregate_seal_commit_proofs::<Tree>(
+    crate::aggregate::make::<Tree>(
         config,
         &[p.comm_r],
         &[p.seed],
-        &[filecoin_proofs::SealCommitOutput { proof }],
+        vec![filecoin_proofs::SealCommitOutput { proof }],
         bellperson::groth16::aggregate::AggregateVersion::V2,
     )
-    .map_err(proofs)
 }
 
 /// The parsed, checked pieces of a C1 output for one tree shape.
