@@ -72,14 +72,18 @@ fn manifest(c1: &Path, prover: &str, sector: &str, proof: &str, n: usize, seed: 
 
 #[test]
 fn aggregate_porep_writes_a_verified_aggregate_and_refuses_bad_input() {
-    let td = ok(&[
-        "testdata",
-        "porep",
-        "--sector-size",
-        "2KiB",
-        "--generator",
-        "cuzk",
-    ]);
+    let testdata = |extra: &[&str]| {
+        let base = [
+            "testdata",
+            "porep",
+            "--sector-size",
+            "2KiB",
+            "--generator",
+            "cuzk",
+        ];
+        ok(&[&base[..], extra].concat())
+    };
+    let td = testdata(&[]);
     let params = PathBuf::from(field(&td, "params"));
     let params_dir = params.parent().unwrap();
     let c1 = PathBuf::from(field(&td, "c1"));
@@ -88,16 +92,7 @@ fn aggregate_porep_writes_a_verified_aggregate_and_refuses_bad_input() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
     // The TEST SRS beside the parameters (`testdata porep --ni` writes it).
-    ok(&[
-        "testdata",
-        "porep",
-        "--sector-size",
-        "2KiB",
-        "--generator",
-        "cuzk",
-        "--ni",
-        "--params-only",
-    ]);
+    testdata(&["--ni", "--params-only"]);
     let pd = params_dir.to_str().unwrap();
     ok(&[
         "prove",
