@@ -70,6 +70,23 @@ fn manifest(c1: &Path, prover: &str, sector: &str, proof: &str, n: usize, seed: 
     .to_string()
 }
 
+fn agg_args<'a>(manifest: &'a str, out: &'a str, params: &'a str) -> Vec<&'a str> {
+    let cmd = ["aggregate", "porep", "--manifest", manifest, "--out", out];
+    [&cmd[..], &["--param-cache", params]].concat()
+}
+
+fn verify_args<'a>(manifest: &'a str, proof: &'a str, params: &'a str) -> Vec<&'a str> {
+    let a = [
+        "verify",
+        "aggregate",
+        "--manifest",
+        manifest,
+        "--proof",
+        proof,
+    ];
+    [&a[..], &["--param-cache", params]].concat()
+}
+
 #[test]
 fn aggregate_porep_writes_a_verified_aggregate_and_refuses_bad_input() {
     let testdata = |extra: &[&str]| {
@@ -114,31 +131,13 @@ fn aggregate_porep_writes_a_verified_aggregate_and_refuses_bad_input() {
     std::fs::write(&m, manifest(&c1, &prover, &sector, "c2.proof", 3, "")).unwrap();
     let agg = d.join("agg.bin");
     let (m_s, agg_s) = (m.to_str().unwrap(), agg.to_str().unwrap());
-    let out = ok(&[
-        "aggregate",
-        "porep",
-        "--manifest",
-        m_s,
-        "--out",
-        agg_s,
-        "--param-cache",
-        pd,
-    ]);
+    let out = ok(&agg_args(m_s, agg_s, pd));
     assert!(
         out.contains("3 sectors (4 partition proofs once padded)"),
         "{out}"
     );
     assert!(agg.is_file());
-    let v = ok(&[
-        "verify",
-        "aggregate",
-        "--manifest",
-        m_s,
-        "--proof",
-        agg_s,
-        "--param-cache",
-        pd,
-    ]);
+    let v = ok(&verify_args(m_s, agg_s, pd));
     assert!(v.contains("valid"), "{v}");
 
     // A flipped byte: INVALID, non-zero exit.
@@ -146,16 +145,7 @@ fn aggregate_porep_writes_a_verified_aggregate_and_refuses_bad_input() {
     bytes[100] ^= 1;
     let bad = d.join("bad.bin");
     std::fs::write(&bad, &bytes).unwrap();
-    let e = fails(&[
-        "verify",
-        "aggregate",
-        "--manifest",
-        m_s,
-        "--proof",
-        bad.to_str().unwrap(),
-        "--param-cache",
-        pd,
-    ]);
+    let e = fails(&verify_args(m_s, bad.to_str().unwrap(), pd));
     assert!(e.contains("INVALID"), "{e}");
 
     // A mismatched seed: the proof does not verify; nothing is written.
@@ -166,16 +156,11 @@ fn aggregate_porep_writes_a_verified_aggregate_and_refuses_bad_input() {
     )
     .unwrap();
     let out2 = d.join("agg2.bin");
-    let e = fails(&[
-        "aggregate",
-        "porep",
-        "--manifest",
+    let e = fails(&agg_args(
         wrong.to_str().unwrap(),
-        "--out",
         out2.to_str().unwrap(),
-        "--param-cache",
         pd,
-    ]);
+    ));
     assert!(
         e.contains("sector 0") && e.contains("does not verify"),
         "{e}"
@@ -195,29 +180,15 @@ fn aggregate_porep_writes_a_verified_aggregate_and_refuses_bad_input() {
             std::os::unix::fs::symlink(&f, cut.join(name)).unwrap();
         }
     }
-    let e = fails(&[
-        "aggregate",
-        "porep",
-        "--manifest",
+    let e = fails(&agg_args(
         m_s,
-        "--out",
         out2.to_str().unwrap(),
-        "--param-cache",
         cut.to_str().unwrap(),
-    ]);
+    ));
     assert!(e.contains("truncated"), "{e}");
     assert!(!out2.exists());
 
     // The output may not overwrite the manifest.
-    let e = fails(&[
-        "aggregate",
-        "porep",
-        "--manifest",
-        m_s,
-        "--out",
-        m_s,
-        "--param-cache",
-        pd,
-    ]);
+    let e = fails(&agg_args(m_s, m_s, pd));
     assert!(e.contains("overwrite"), "{e}");
 }
