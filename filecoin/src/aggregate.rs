@@ -17,7 +17,7 @@ use bellperson::groth16::aggregate::AggregateVersion;
 use filecoin_proofs::{PoRepConfig, SealCommitOutput};
 use storage_proofs_core::merkle::MerkleTreeTrait;
 
-use crate::c1::{format_size, parse_prover_id, C1Public, SealProofKind};
+use crate::c1::{format_size, parse_hex32, parse_prover_id, C1Public, SealProofKind};
 use crate::error::{proofs, FilecoinError, Result};
 use crate::params::{check_srs, use_param_dir};
 use crate::with_tree;
@@ -171,7 +171,7 @@ fn parse_sector(i: usize, v: &serde_json::Value, files: Option<&Path>) -> Result
             .get(key)
             .and_then(|v| v.as_str())
             .ok_or_else(|| at(format!("{key} is missing")))?;
-        hex32(s).ok_or_else(|| at(format!("{key} must be 64 hex digits, got {s:?}")))
+        parse_hex32(s).ok_or_else(|| at(format!("{key} must be 64 hex digits, got {s:?}")))
     };
     let public = C1Public {
         comm_r: b32("comm_r")?,
@@ -212,19 +212,6 @@ fn parse_sector(i: usize, v: &serde_json::Value, files: Option<&Path>) -> Result
         },
         proof,
     })
-}
-
-fn hex32(s: &str) -> Option<[u8; 32]> {
-    let s = s.trim();
-    let s = s.strip_prefix("0x").unwrap_or(s);
-    if s.len() != 64 || !s.chars().all(|c| c.is_ascii_hexdigit()) {
-        return None;
-    }
-    let mut out = [0u8; 32];
-    for (i, b) in out.iter_mut().enumerate() {
-        *b = u8::from_str_radix(&s[2 * i..2 * i + 2], 16).ok()?;
-    }
-    Some(out)
 }
 
 /// The partition proofs an aggregate of `sectors` sectors of `kind` holds

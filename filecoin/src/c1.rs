@@ -527,12 +527,7 @@ fn bytes32(obj: &Map<String, Value>, key: &str) -> Result<[u8; 32]> {
 /// bytes of the number, zero-padded to 32.
 pub fn parse_prover_id(s: &str) -> Result<[u8; 32]> {
     let t = s.trim();
-    let hex_digits = t.strip_prefix("0x").unwrap_or(t);
-    if hex_digits.len() == 64 && hex_digits.chars().all(|c| c.is_ascii_hexdigit()) {
-        let mut out = [0u8; 32];
-        for (i, b) in out.iter_mut().enumerate() {
-            *b = u8::from_str_radix(&hex_digits[2 * i..2 * i + 2], 16).expect("checked hex");
-        }
+    if let Some(out) = parse_hex32(t) {
         return Ok(out);
     }
     let num = t
@@ -555,6 +550,13 @@ pub fn parse_prover_id(s: &str) -> Result<[u8; 32]> {
         i += 1;
     }
     Ok(out)
+}
+
+/// 64 hex digits (an optional `0x`) as 32 bytes.
+pub fn parse_hex32(s: &str) -> Option<[u8; 32]> {
+    let s = s.trim();
+    let digits = s.strip_prefix("0x").unwrap_or(s);
+    hex::decode(digits).ok()?.try_into().ok()
 }
 
 /// 64 lowercase hex digits.

@@ -108,11 +108,7 @@ fn kind(typ: PostType, a: &PostArgs) -> Result<PostProofKind> {
 
 /// 64 hex digits (an optional `0x`) as 32 bytes; `what` names the flag.
 pub(crate) fn hex32(s: &str, what: &'static str) -> Result<[u8; 32]> {
-    let s = s.trim().trim_start_matches("0x");
-    hex::decode(s)
-        .ok()
-        .and_then(|b| <[u8; 32]>::try_from(b).ok())
-        .ok_or(FilecoinError::NotFieldElement(what))
+    cuzk_filecoin::c1::parse_hex32(s).ok_or(FilecoinError::NotFieldElement(what))
 }
 
 /// Largest vanilla-proofs file read (`--vanilla`): a full 32 GiB
