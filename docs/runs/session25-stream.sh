@@ -11,11 +11,12 @@
 # Compare msm_* stages resident vs streamed: kernels ≈ resident means the
 # transfers bound it (then check stream_bytes / stream_upload against the
 # link's pinned rate); kernels ≫ resident means the per-chunk MSMs do.
-. "$(dirname "$0")/lib.sh"
+# LIMITS (default "none 2GiB") lists the limits to run, "none" resident.
+[ -n "${HERE:-}" ] || . "$(dirname "$0")/lib.sh"
 W=/tmp/s25
-mkdir -p $W && cp "$B"/bin/* $W/
+mkdir -p $W && { [ -x $W/cuzk ] || cp "$B"/bin/* $W/; }
 cd $W
-for L in none 2GiB; do
+for L in ${LIMITS:-none 2GiB}; do
   lim=(--memory-limit "$L"); [ "$L" = none ] && lim=()
   T "bench24-$L" 240 bash -c "./cuzk bench --log-size 24 -p 2 -j 4 --backend gpu --param-cache $W/params ${lim[*]} --timeline $O/tl-24-$L.jsonl --json > $O/b24-$L.json 2> $O/b24-$L.err"
 done

@@ -68,6 +68,20 @@ cuzk_error cuzk_msm_host_bitmap_sum(int32_t curve, const void *bases, const uint
  * window c against `copies` copies (its temporaries; computed on the host
  * by running the same driver with an executor that only counts). */
 cuzk_error cuzk_msm_dev_scratch_bytes(int32_t curve, uint32_t n, uint32_t c, uint32_t copies, uint64_t *bytes);
+/* A streamed MSM's buckets, kept across chunks: `acc` holds the
+ * W·2^(c−1) XYZZ bucket sums of window c (W = ceil(256/c), plain bases).
+ * acc ← all infinity. */
+cuzk_error cuzk_msm_host_buckets_clear(int32_t curve, uint32_t c, void *acc);
+/* acc[b] += bucket b of Σ_{i<n} scalars[i]·bases[idx ? idx[i] : i]. */
+cuzk_error cuzk_msm_host_accumulate(int32_t curve, const void *bases, const uint32_t *idx, const void *scalars,
+                                    uint32_t n, uint32_t c, void *acc);
+/* out[0..W) = the window sums of the buckets in acc, as cuzk_msm_host_run's
+ * out (acc is read, and left as it was). */
+cuzk_error cuzk_msm_host_buckets_reduce(int32_t curve, uint32_t c, void *acc, void *out);
+/* *bytes = the peak device memory cuzk_msm_dev_accumulate of n points at
+ * window c, or cuzk_msm_dev_buckets_reduce at c, allocates (the larger;
+ * the accumulator is the caller's). */
+cuzk_error cuzk_msm_dev_accumulate_scratch_bytes(int32_t curve, uint32_t n, uint32_t c, uint64_t *bytes);
 /* digits[j·n + i]: signed digit j of scalar i as |d| | sign<<31 (W = ceil(256/c) windows). */
 cuzk_error cuzk_msm_host_digits(const void *scalars, uint32_t n, uint32_t c, uint32_t *digits);
 /* The counting sort: off[0..=B] bucket offsets (B = W·2^(c−1)), sorted[0..off[B]] entries point | sign<<31. */
@@ -76,6 +90,13 @@ cuzk_error cuzk_msm_host_sort(const void *scalars, uint32_t n, uint32_t c, uint3
 cuzk_error cuzk_msm_dev_run(int32_t curve, const void *bases, const uint32_t *idx, const void *scalars, uint32_t n,
                             uint32_t c, uint32_t copies, uint32_t stride, void *out, cuzk_msm_tuning tuning,
                             cuzk_stream stream);
+/* The device twins of cuzk_msm_host_buckets_clear, _accumulate and
+ * _buckets_reduce, asynchronous on `stream`. */
+cuzk_error cuzk_msm_dev_buckets_clear(int32_t curve, uint32_t c, void *acc, cuzk_stream stream);
+cuzk_error cuzk_msm_dev_accumulate(int32_t curve, const void *bases, const uint32_t *idx, const void *scalars,
+                                   uint32_t n, uint32_t c, void *acc, cuzk_msm_tuning tuning, cuzk_stream stream);
+cuzk_error cuzk_msm_dev_buckets_reduce(int32_t curve, uint32_t c, void *acc, void *out, cuzk_msm_tuning tuning,
+                                       cuzk_stream stream);
 cuzk_error cuzk_msm_dev_bitmap_sum(int32_t curve, const void *bases, const uint64_t *words, uint32_t nbits, void *out,
                                    cuzk_msm_tuning tuning, cuzk_stream stream);
 

@@ -37,4 +37,31 @@ cuzk_error cuzk_msm_dev_bitmap_sum(int32_t curve, const void *bases, const uint6
                                 : g2_bitmap_sum(bases, words, nbits, out, tuning, stream);
 }
 
+cuzk_error cuzk_msm_dev_accumulate(int32_t curve, const void *bases, const uint32_t *idx, const void *scalars,
+                                   uint32_t n, uint32_t c, void *acc, cuzk_msm_tuning tuning, cuzk_stream stream) {
+    if (curve != CUZK_MSM_G1 && curve != CUZK_MSM_G2) return invalid("unknown curve");
+    if (!occupancy_ok(tuning)) return invalid("unknown occupancy mode");
+    if (!msm_args_ok(n, c)) return invalid("window must be 2..=24 and ceil(256/c)·n < 2^32");
+    if (!acc || (n && (!bases || !scalars))) return invalid("null pointer");
+    return curve == CUZK_MSM_G1 ? g1_accumulate(bases, idx, scalars, n, c, acc, tuning, stream)
+                                : g2_accumulate(bases, idx, scalars, n, c, acc, tuning, stream);
+}
+
+cuzk_error cuzk_msm_dev_buckets_clear(int32_t curve, uint32_t c, void *acc, cuzk_stream stream) {
+    if (curve != CUZK_MSM_G1 && curve != CUZK_MSM_G2) return invalid("unknown curve");
+    if (!msm_args_ok(0, c)) return invalid("window must be 2..=24");
+    if (!acc) return invalid("null pointer");
+    const cuzk_msm_tuning t{};
+    return curve == CUZK_MSM_G1 ? g1_buckets(c, acc, nullptr, t, stream) : g2_buckets(c, acc, nullptr, t, stream);
+}
+
+cuzk_error cuzk_msm_dev_buckets_reduce(int32_t curve, uint32_t c, void *acc, void *out, cuzk_msm_tuning tuning,
+                                       cuzk_stream stream) {
+    if (curve != CUZK_MSM_G1 && curve != CUZK_MSM_G2) return invalid("unknown curve");
+    if (!occupancy_ok(tuning)) return invalid("unknown occupancy mode");
+    if (!msm_args_ok(0, c)) return invalid("window must be 2..=24");
+    if (!acc || !out) return invalid("null pointer");
+    return curve == CUZK_MSM_G1 ? g1_buckets(c, acc, out, tuning, stream) : g2_buckets(c, acc, out, tuning, stream);
+}
+
 }  // extern "C"

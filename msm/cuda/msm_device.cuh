@@ -256,6 +256,44 @@ cuzk_error dev_msm(const void *bases, const uint32_t *idx, const void *scalars, 
 }
 
 template <class F>
+cuzk_error dev_accumulate(const void *bases, const uint32_t *idx, const void *scalars, uint32_t n, uint32_t c,
+                          void *acc, cuzk_msm_tuning tuning, cuzk_stream stream) {
+    return run_device([&] {
+        keep_scratch(accumulate_scratch_peak<F>(n, c));
+        device_exec ex{static_cast<cudaStream_t>(stream)};
+        ex.occ = occupancy_mode(tuning.occupancy);
+        phase_log log;
+        if (tuning.profile) ex.log = &log;
+        msm_accumulate<F>(ex, static_cast<const affine_t<F> *>(bases), idx, static_cast<const fr_t *>(scalars), n, c,
+                          static_cast<xyzz_t<F> *>(acc));
+        if (ex.log) {
+            ex.phase("end");
+            log.report(std::is_same<F, fp_t>::value ? "G1 accumulate" : "G2 accumulate", n, c);
+        }
+    });
+}
+
+// clear: acc ← infinity; otherwise out ← the window sums of acc.
+template <class F>
+cuzk_error dev_buckets(uint32_t c, void *acc, void *out, cuzk_msm_tuning tuning, cuzk_stream stream) {
+    return run_device([&] {
+        device_exec ex{static_cast<cudaStream_t>(stream)};
+        ex.occ = occupancy_mode(tuning.occupancy);
+        if (!out) {
+            buckets_clear<F>(ex, c, static_cast<xyzz_t<F> *>(acc));
+            return;
+        }
+        phase_log log;
+        if (tuning.profile) ex.log = &log;
+        buckets_reduce<F>(ex, c, static_cast<xyzz_t<F> *>(acc), static_cast<xyzz_t<F> *>(out));
+        if (ex.log) {
+            ex.phase("end");
+            log.report(std::is_same<F, fp_t>::value ? "G1 buckets" : "G2 buckets", 0, c);
+        }
+    });
+}
+
+template <class F>
 cuzk_error dev_bitmap_sum(const void *bases, const uint64_t *words, uint32_t nbits, void *out, cuzk_msm_tuning tuning,
                           cuzk_stream stream) {
     return run_device([&] {
@@ -273,6 +311,12 @@ cuzk_error g1_bitmap_sum(const void *, const uint64_t *, uint32_t, void *, cuzk_
 cuzk_error g2_msm(const void *, const uint32_t *, const void *, uint32_t, uint32_t, uint32_t, uint32_t, void *,
                   cuzk_msm_tuning, cuzk_stream);
 cuzk_error g2_bitmap_sum(const void *, const uint64_t *, uint32_t, void *, cuzk_msm_tuning, cuzk_stream);
+cuzk_error g1_accumulate(const void *, const uint32_t *, const void *, uint32_t, uint32_t, void *, cuzk_msm_tuning,
+                         cuzk_stream);
+cuzk_error g2_accumulate(const void *, const uint32_t *, const void *, uint32_t, uint32_t, void *, cuzk_msm_tuning,
+                         cuzk_stream);
+cuzk_error g1_buckets(uint32_t, void *, void *, cuzk_msm_tuning, cuzk_stream);
+cuzk_error g2_buckets(uint32_t, void *, void *, cuzk_msm_tuning, cuzk_stream);
 
 }  // namespace msm
 }  // namespace cuzk

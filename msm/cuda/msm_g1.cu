@@ -19,5 +19,14 @@ cuzk_error g1_bitmap_sum(const void *bases, const uint64_t *words, uint32_t nbit
     return dev_bitmap_sum<fp_t>(bases, words, nbits, out, tuning, stream);
 }
 
+cuzk_error g1_accumulate(const void *bases, const uint32_t *idx, const void *scalars, uint32_t n, uint32_t c,
+                         void *acc, cuzk_msm_tuning tuning, cuzk_stream stream) {
+    return dev_accumulate<fp_t>(bases, idx, scalars, n, c, acc, tuning, stream);
+}
+
+cuzk_error g1_buckets(uint32_t c, void *acc, void *out, cuzk_msm_tuning tuning, cuzk_stream stream) {
+    return dev_buckets<fp_t>(c, acc, out, tuning, stream);
+}
+
 }  // namespace msm
 }  // namespace cuzk

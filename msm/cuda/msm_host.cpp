@@ -45,6 +45,62 @@ cuzk_error cuzk_msm_host_bitmap_sum(int32_t curve, const void *bases, const uint
     });
 }
 
+cuzk_error cuzk_msm_host_buckets_clear(int32_t curve, uint32_t c, void *acc) {
+    if (curve != CUZK_MSM_G1 && curve != CUZK_MSM_G2) return invalid("unknown curve");
+    if (!msm_args_ok(0, c)) return invalid("window must be 2..=24");
+    if (!acc) return invalid("null pointer");
+    return guard([&] {
+        host_exec ex;
+        if (curve == CUZK_MSM_G1)
+            buckets_clear<fp_t>(ex, c, static_cast<g1_xyzz_t *>(acc));
+        else
+            buckets_clear<fp2_t>(ex, c, static_cast<g2_xyzz_t *>(acc));
+        return ok();
+    });
+}
+
+cuzk_error cuzk_msm_host_accumulate(int32_t curve, const void *bases, const uint32_t *idx, const void *scalars,
+                                    uint32_t n, uint32_t c, void *acc) {
+    if (curve != CUZK_MSM_G1 && curve != CUZK_MSM_G2) return invalid("unknown curve");
+    if (!msm_args_ok(n, c)) return invalid("window must be 2..=24 and ceil(256/c)·n < 2^32");
+    if (!acc || (n && (!bases || !scalars))) return invalid("null pointer");
+    return guard([&] {
+        host_exec ex;
+        const fr_t *s = static_cast<const fr_t *>(scalars);
+        if (curve == CUZK_MSM_G1)
+            msm_accumulate<fp_t>(ex, static_cast<const g1_affine_t *>(bases), idx, s, n, c,
+                                 static_cast<g1_xyzz_t *>(acc));
+        else
+            msm_accumulate<fp2_t>(ex, static_cast<const g2_affine_t *>(bases), idx, s, n, c,
+                                  static_cast<g2_xyzz_t *>(acc), (int)auto_rounds(make_plan(n, c)));
+        return ok();
+    });
+}
+
+cuzk_error cuzk_msm_host_buckets_reduce(int32_t curve, uint32_t c, void *acc, void *out) {
+    if (curve != CUZK_MSM_G1 && curve != CUZK_MSM_G2) return invalid("unknown curve");
+    if (!msm_args_ok(0, c)) return invalid("window must be 2..=24");
+    if (!acc || !out) return invalid("null pointer");
+    return guard([&] {
+        host_exec ex;
+        if (curve == CUZK_MSM_G1)
+            buckets_reduce<fp_t>(ex, c, static_cast<g1_xyzz_t *>(acc), static_cast<g1_xyzz_t *>(out));
+        else
+            buckets_reduce<fp2_t>(ex, c, static_cast<g2_xyzz_t *>(acc), static_cast<g2_xyzz_t *>(out));
+        return ok();
+    });
+}
+
+cuzk_error cuzk_msm_dev_accumulate_scratch_bytes(int32_t curve, uint32_t n, uint32_t c, uint64_t *bytes) {
+    if (curve != CUZK_MSM_G1 && curve != CUZK_MSM_G2) return invalid("unknown curve");
+    if (!msm_args_ok(n, c)) return invalid("window must be 2..=24 and ceil(256/c)·n < 2^32");
+    if (!bytes) return invalid("null pointer");
+    return guard([&] {
+        *bytes = curve == CUZK_MSM_G1 ? accumulate_scratch_peak<fp_t>(n, c) : accumulate_scratch_peak<fp2_t>(n, c);
+        return ok();
+    });
+}
+
 cuzk_error cuzk_msm_dev_scratch_bytes(int32_t curve, uint32_t n, uint32_t c, uint32_t copies, uint64_t *bytes) {
     if (curve != CUZK_MSM_G1 && curve != CUZK_MSM_G2) return invalid("unknown curve");
     if (!msm_args_ok(n, c, copies, n)) return invalid("window must be 2..=24, ceil(256/c)·n < 2^32, copies ≤ windows");

@@ -392,6 +392,18 @@ struct set_inf_op {
     CUZK_HD void operator()(size_t) const { *out = affine_t<F>::inf(); }
 };
 
+// A streamed MSM's bucket state across chunks: acc[b] += bucket b of this
+// chunk (after its last level, ≤ 1 partial per bucket).
+template <class F>
+struct merge_op {
+    xyzz_t<F> *acc;
+    const xyzz_t<F> *items;
+    const uint32_t *off;
+    CUZK_HD void operator()(size_t b) const {
+        if (off[b + 1] > off[b]) acc[b] = acc[b].add(items[off[b]]);
+    }
+};
+
 // Bitmap sum, level 0: thread t sums the bases of kBitmapWords words.
 template <class F>
 struct bitmap_seg_op {
@@ -438,14 +450,18 @@ struct finish_op {
 // ---- drivers ---------------------------------------------------------------
 
 // Owns one executor allocation (freed on every exit path, exceptions too).
+// A borrowed buffer (the caller's, e.g. a bucket accumulator) is never
+// released.
 template <class T, class Exec>
 struct buf {
     Exec &ex;
     T *p;
+    bool own = true;
     buf(Exec &e, size_t n) : ex(e), p(e.template alloc<T>(n)) {}
+    buf(Exec &e, T *borrowed) : ex(e), p(borrowed), own(false) {}
     ~buf() { reset(); }
     void reset() {
-        if (p) ex.release(p);
+        if (p && own) ex.release(p);
         p = nullptr;
     }
     buf(const buf &) = delete;
@@ -564,22 +580,13 @@ inline bool msm_args_ok(uint64_t n, uint32_t c, uint32_t copies = 1, uint64_t st
     return w * n < (1ull << 32);
 }
 
-// win[s] (executor memory, vw = bucket_windows(c, copies) points) ←
-// Σ_t (t+1)·bucket_t of bucket window s, so that
-// Σ scalars[i]·bases[idx ? idx[i] : i] (i < n) = Σ_s 2^(c·s)·win[s]; the
-// caller combines. With copies > 1, `bases` is a shifted table (plan_t) of
-// `copies` copies `stride` points apart, and idx must be null. Requires
-// msm_args_ok(n, c, copies, stride).
-// `rounds`: affine rounds before the XYZZ levels (msm_rounds.cuh); < 0 picks
-// auto_rounds for the curves in rounds_by_default (G1), 0 turns them off.
+// Steps 1–3 of msm_run: the bucket sums of Σ scalars[i]·bases[idx ? idx[i]
+// : i] (i < n, n ≥ 1) as (items, off): bucket b (of vw·nb) is
+// bucket_value(items, off, b). Same arguments as msm_run.
 template <class F, class Exec>
-void msm_run(Exec &ex, const affine_t<F> *bases, const uint32_t *idx, const fr_t *scalars, uint32_t n, uint32_t c,
-             uint32_t copies, uint32_t stride, xyzz_t<F> *win, int rounds = -1) {
-    const plan_t p = make_plan(n, c, copies, stride);
-    if (n == 0) {
-        ex.for_each(p.vw, set_inf_xyzz_op<F>{win});
-        return;
-    }
+void msm_buckets(Exec &ex, const plan_t &p, const affine_t<F> *bases, const uint32_t *idx, const fr_t *scalars,
+                 int rounds, owned<xyzz_t<F>, Exec> &items_out, owned<uint32_t, Exec> &off_out) {
+    const uint32_t n = p.n;
     const uint32_t B = p.vw * p.nb;
     const uint64_t entries = (uint64_t)p.windows * n;
     uint32_t R = rounds < 0 ? (rounds_by_default<F>::value ? auto_rounds(p) : 0)
@@ -637,8 +644,68 @@ void msm_run(Exec &ex, const affine_t<F> *bases, const uint32_t *idx, const fr_t
     counts.reset();
     ex.phase("levels");
     run_levels<F>(ex, B, level_count(per_bucket) - 1, items, off, bound);
+    items_out = std::move(items);
+    off_out = std::move(off);
+}
 
+// win[s] (executor memory, vw = bucket_windows(c, copies) points) ←
+// Σ_t (t+1)·bucket_t of bucket window s, so that
+// Σ scalars[i]·bases[idx ? idx[i] : i] (i < n) = Σ_s 2^(c·s)·win[s]; the
+// caller combines. With copies > 1, `bases` is a shifted table (plan_t) of
+// `copies` copies `stride` points apart, and idx must be null. Requires
+// msm_args_ok(n, c, copies, stride).
+// `rounds`: affine rounds before the XYZZ levels (msm_rounds.cuh); < 0 picks
+// auto_rounds for the curves in rounds_by_default (G1), 0 turns them off.
+template <class F, class Exec>
+void msm_run(Exec &ex, const affine_t<F> *bases, const uint32_t *idx, const fr_t *scalars, uint32_t n, uint32_t c,
+             uint32_t copies, uint32_t stride, xyzz_t<F> *win, int rounds = -1) {
+    const plan_t p = make_plan(n, c, copies, stride);
+    if (n == 0) {
+        ex.for_each(p.vw, set_inf_xyzz_op<F>{win});
+        return;
+    }
+    owned<xyzz_t<F>, Exec> items;
+    owned<uint32_t, Exec> off;
+    msm_buckets<F>(ex, p, bases, idx, scalars, rounds, items, off);
     // 4: bucket reduction into the caller's window sums
+    ex.phase("reduce");
+    reduce_buckets<F>(ex, p, items, off, win);
+}
+
+// A streamed MSM keeps its buckets across chunks: acc holds the W·2^(c−1)
+// bucket sums (plain bases, W = ceil(256/c)) of every chunk so far, so the
+// bucket reduction runs once per pass, not once per chunk.
+//
+// acc[b] ← infinity for every bucket.
+template <class F, class Exec>
+void buckets_clear(Exec &ex, uint32_t c, xyzz_t<F> *acc) {
+    const plan_t p = make_plan(0, c);
+    ex.for_each((size_t)p.vw * p.nb, set_inf_xyzz_op<F>{acc});
+}
+
+// acc[b] += bucket b of Σ scalars[i]·bases[idx ? idx[i] : i] (i < n).
+// Requires msm_args_ok(n, c).
+template <class F, class Exec>
+void msm_accumulate(Exec &ex, const affine_t<F> *bases, const uint32_t *idx, const fr_t *scalars, uint32_t n,
+                    uint32_t c, xyzz_t<F> *acc, int rounds = -1) {
+    if (n == 0) return;
+    const plan_t p = make_plan(n, c);
+    owned<xyzz_t<F>, Exec> items;
+    owned<uint32_t, Exec> off;
+    msm_buckets<F>(ex, p, bases, idx, scalars, rounds, items, off);
+    ex.phase("merge");
+    ex.for_each((size_t)p.vw * p.nb, merge_op<F>{acc, items->p, off->p});
+}
+
+// win[s] ← Σ_t (t+1)·acc_t over bucket window s of acc (as msm_run's win).
+template <class F, class Exec>
+void buckets_reduce(Exec &ex, uint32_t c, xyzz_t<F> *acc, xyzz_t<F> *win) {
+    const plan_t p = make_plan(0, c);
+    const uint32_t B = p.vw * p.nb;
+    // One entry per bucket: off[b] = b.
+    auto off = make_buf<uint32_t>(ex, (size_t)B + 1);
+    ex.for_each((size_t)B + 1, stride_off_op{off->p, 1});
+    owned<xyzz_t<F>, Exec> items(new buf<xyzz_t<F>, Exec>(ex, acc));
     ex.phase("reduce");
     reduce_buckets<F>(ex, p, items, off, win);
 }
@@ -690,6 +757,17 @@ uint64_t msm_scratch_peak(uint32_t n, uint32_t c, uint32_t copies = 1) {
     measure_exec ex;
     msm_run<F>(ex, nullptr, nullptr, nullptr, n, c, copies, n, nullptr);
     return ex.peak;
+}
+
+// Peak bytes of executor memory msm_accumulate of n points at window c, or
+// buckets_reduce at c, allocates (whichever is more; the accumulator itself
+// is the caller's).
+template <class F>
+uint64_t accumulate_scratch_peak(uint32_t n, uint32_t c) {
+    measure_exec a, r;
+    msm_accumulate<F>(a, nullptr, nullptr, nullptr, n, c, nullptr);
+    buckets_reduce<F>(r, c, nullptr, nullptr);
+    return a.peak > r.peak ? a.peak : r.peak;
 }
 
 // out ← Σ bases[j] over the set bits j < nbits of `words`.

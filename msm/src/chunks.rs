@@ -288,19 +288,23 @@ fn slice_bits(b: &Bitmap, range: Range<usize>) -> Bitmap {
     Bitmap::from_words(out, len).expect("as many words as the length needs")
 }
 
-/// Runs `plan` through the host twin of the GPU pipeline, one chunk of
-/// `bases` at a time (the chunk as its own slice, as the device sees it),
-/// and returns one sum per op. For tests: single-threaded and slow.
+/// Runs `plan` through the host twin of the GPU pipeline as the device
+/// pass does: one chunk of `bases` at a time (the chunk as its own slice,
+/// as the device sees it), every MSM part into one bucket accumulator at
+/// `window` reduced once at the end, every bitmap part summed on its own.
+/// Returns the sum of every op. For tests: single-threaded and slow.
 pub fn run_host<C: crate::gpu::GpuPoint>(
     bases: &[C],
     ops: &[StreamOp<'_>],
     plan: &Plan,
-) -> Result<Vec<crate::Projective<C>>, MsmError> {
+    window: u32,
+) -> Result<crate::Projective<C>, MsmError> {
     use group::Group;
-    let mut sums = vec![crate::Projective::<C>::identity(); ops.len()];
+    let mut buckets = crate::gpu::host::Buckets::<C>::new(window)?;
+    let mut sum = crate::Projective::<C>::identity();
     for (k, o, part) in &plan.parts {
         let chunk = &bases[plan.range(*k)];
-        let s = match (part, &ops[*o]) {
+        match (part, &ops[*o]) {
             (
                 ChunkPart::Dense {
                     local_start,
@@ -309,21 +313,20 @@ pub fn run_host<C: crate::gpu::GpuPoint>(
                 StreamOp::Dense { scalars: all, .. },
             ) => {
                 let sc = &all[scalars.clone()];
-                crate::gpu::host::msm(&chunk[*local_start..*local_start + sc.len()], sc, None)?
+                buckets.add(&chunk[*local_start..*local_start + sc.len()], None, sc)?;
             }
             (ChunkPart::Bitmap { local_start, ones }, _) => {
-                crate::gpu::host::bitmap_sum(&chunk[*local_start..], ones)?
+                sum += crate::gpu::host::bitmap_sum(&chunk[*local_start..], ones)?;
             }
             (ChunkPart::Gather { indices, scalars }, _) => {
-                crate::gpu::host::msm_gather(chunk, indices, scalars, None)?
+                buckets.add(chunk, Some(indices), scalars)?;
             }
             // Device scalars (or a dense part of another op: impossible by
             // construction of the plan) have no host twin.
             _ => return Err(MsmError::TooFewBases { have: 0, need: 1 }),
-        };
-        sums[*o] += s;
+        }
     }
-    Ok(sums)
+    Ok(sum + buckets.sum()?)
 }
 
 #[cfg(test)]

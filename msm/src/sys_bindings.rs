@@ -58,6 +58,40 @@ extern "C" {
     ) -> cuzk_error;
 }
 extern "C" {
+    pub fn cuzk_msm_host_buckets_clear(
+        curve: i32,
+        c: u32,
+        acc: *mut ::core::ffi::c_void,
+    ) -> cuzk_error;
+}
+extern "C" {
+    pub fn cuzk_msm_host_accumulate(
+        curve: i32,
+        bases: *const ::core::ffi::c_void,
+        idx: *const u32,
+        scalars: *const ::core::ffi::c_void,
+        n: u32,
+        c: u32,
+        acc: *mut ::core::ffi::c_void,
+    ) -> cuzk_error;
+}
+extern "C" {
+    pub fn cuzk_msm_host_buckets_reduce(
+        curve: i32,
+        c: u32,
+        acc: *mut ::core::ffi::c_void,
+        out: *mut ::core::ffi::c_void,
+    ) -> cuzk_error;
+}
+extern "C" {
+    pub fn cuzk_msm_dev_accumulate_scratch_bytes(
+        curve: i32,
+        n: u32,
+        c: u32,
+        bytes: *mut u64,
+    ) -> cuzk_error;
+}
+extern "C" {
     pub fn cuzk_msm_host_digits(
         scalars: *const ::core::ffi::c_void,
         n: u32,
@@ -84,6 +118,37 @@ extern "C" {
         c: u32,
         copies: u32,
         stride: u32,
+        out: *mut ::core::ffi::c_void,
+        tuning: cuzk_msm_tuning,
+        stream: cuzk_stream,
+    ) -> cuzk_error;
+}
+extern "C" {
+    pub fn cuzk_msm_dev_buckets_clear(
+        curve: i32,
+        c: u32,
+        acc: *mut ::core::ffi::c_void,
+        stream: cuzk_stream,
+    ) -> cuzk_error;
+}
+extern "C" {
+    pub fn cuzk_msm_dev_accumulate(
+        curve: i32,
+        bases: *const ::core::ffi::c_void,
+        idx: *const u32,
+        scalars: *const ::core::ffi::c_void,
+        n: u32,
+        c: u32,
+        acc: *mut ::core::ffi::c_void,
+        tuning: cuzk_msm_tuning,
+        stream: cuzk_stream,
+    ) -> cuzk_error;
+}
+extern "C" {
+    pub fn cuzk_msm_dev_buckets_reduce(
+        curve: i32,
+        c: u32,
+        acc: *mut ::core::ffi::c_void,
         out: *mut ::core::ffi::c_void,
         tuning: cuzk_msm_tuning,
         stream: cuzk_stream,

@@ -5,9 +5,9 @@
 
 mod gpu_common;
 
-use cuzk_field::{Bitmap, Fr, G1Affine, G2Affine};
+use cuzk_field::{Bitmap, Fr, G1Affine, G2Affine, Group};
 use cuzk_msm::chunks::{plan, run_host, StreamOp};
-use cuzk_msm::gpu::GpuPoint;
+use cuzk_msm::gpu::{stream_window, GpuPoint};
 use cuzk_msm::{bitmap_sum, msm, msm_gather};
 use gpu_common::*;
 use rand_chacha::ChaCha8Rng;
@@ -44,13 +44,27 @@ fn check<C: GpuPoint + Pool>(n: usize, seed: u64) {
         bitmap_sum(&bases[n / 2 - 3..], &ones).unwrap(),
         msm_gather(&bases[7..], &idx, &isc).unwrap(),
     ];
+    let all = want.iter().fold(C::Curve::identity(), |a, w| a + w);
     for chunk in [n, n / 2 + 1, 333, 64, 100] {
-        let p = plan(&ops, n, chunk).unwrap();
-        let got = run_host(&bases, &ops, &p).unwrap();
-        for (o, (g, w)) in got.iter().zip(&want).enumerate() {
-            assert!(same::<C>(*g, *w), "n {n}, chunk {chunk}, op {o}");
+        // Each op alone, then all of them sharing the pass's buckets; at
+        // the pass's own window and at a narrow one (more windows).
+        for window in [stream_window(chunk), 3] {
+            for (o, w) in want.iter().enumerate() {
+                let p = plan(&ops[o..=o], n, chunk).unwrap();
+                let got = run_host(&bases, &ops[o..=o], &p, window).unwrap();
+                assert!(
+                    same::<C>(got, *w),
+                    "n {n}, chunk {chunk}, window {window}, op {o}"
+                );
+            }
+            let p = plan(&ops, n, chunk).unwrap();
+            let got = run_host(&bases, &ops, &p, window).unwrap();
+            assert!(
+                same::<C>(got, all),
+                "n {n}, chunk {chunk}, window {window}, all ops"
+            );
+            assert!(p.bases_streamed() <= n);
         }
-        assert!(p.bases_streamed() <= n);
     }
 }
 

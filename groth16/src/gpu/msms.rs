@@ -126,7 +126,7 @@ impl GpuBackend {
             g2
         };
         let t = std::time::Instant::now();
-        let (sums, stats) = timings.time(stage, || {
+        let (sum, stats) = timings.time(stage, || {
             StreamedBases::new(&self.device, host, chunk).run(ops, device_scalars)
         })?;
         timings.count("stream_bytes", stats.bytes);
@@ -135,9 +135,7 @@ impl GpuBackend {
         timings.beside("stream_host", t + stats.plan, stats.host);
         timings.beside("stream_upload", t + stats.plan, stats.upload);
         timings.beside("stream_kernels", t + stats.plan, stats.kernels);
-        Ok(sums
-            .into_iter()
-            .fold(Projective::<C>::identity(), |a, b| a + b))
+        Ok(sum)
     }
 
     /// L, A, B(G1), B(G2) of a partition against bases in host memory:

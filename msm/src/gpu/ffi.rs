@@ -11,7 +11,7 @@ use cuzk_field::Fr;
 use cuzk_gpu::sys::cuzk_error;
 use cuzk_gpu::GpuError;
 
-use super::{args_ok, bucket_slots, combine_windows, GpuPoint};
+use super::{accumulator_slots, args_ok, bucket_slots, combine_windows, GpuPoint};
 use crate::sys;
 use crate::{MsmError, Projective};
 
@@ -68,6 +68,119 @@ fn shape(n: usize, window: u32) -> Result<u32, MsmError> {
     Ok(n as u32) // args_ok bounds n below 2^32
 }
 
+/// Checks an MSM's inputs against its bases: `n` scalars, and `idx` (when
+/// given) `n` indices below `bases`, else `n` bases.
+fn check_gather(bases: usize, idx: Option<&[u32]>, n: usize) -> Result<(), MsmError> {
+    match idx {
+        None if bases != n => Err(MsmError::LengthMismatch { bases, scalars: n }),
+        Some(ix) if ix.len() != n => Err(MsmError::LengthMismatch {
+            bases: ix.len(),
+            scalars: n,
+        }),
+        Some(ix) => match ix.iter().find(|&&i| i as usize >= bases) {
+            Some(&bad) => Err(MsmError::IndexOutOfRange {
+                index: bad.into(),
+                bases,
+            }),
+            None => Ok(()),
+        },
+        None => Ok(()),
+    }
+}
+
+/// Host twin: every bucket of `acc` (an accumulator of width `window`) set
+/// to infinity.
+pub(crate) fn host_buckets_clear<C: GpuPoint>(acc: &mut [C], window: u32) -> Result<(), MsmError> {
+    shape(0, window)?;
+    check_accumulator(acc.len(), window)?;
+    // SAFETY: `acc` holds the accumulator's slots (checked); synchronous.
+    let e =
+        unsafe { sys::cuzk_msm_host_buckets_clear(C::GPU_CURVE, window, acc.as_mut_ptr().cast()) };
+    host_status(e, 0, window)
+}
+
+/// Host twin: `acc` += the buckets of Σ scalars[k] · bases[idx[k] or k].
+pub(crate) fn host_accumulate<C: GpuPoint>(
+    bases: &[C],
+    idx: Option<&[u32]>,
+    scalars: &[Fr],
+    window: u32,
+    acc: &mut [C],
+) -> Result<(), MsmError> {
+    let n = scalars.len();
+    check_gather(bases.len(), idx, n)?;
+    let n32 = shape(n, window)?;
+    check_accumulator(acc.len(), window)?;
+    // SAFETY: the pipeline reads n bases (or the checked idx entries, all
+    // below bases.len()), n scalars and idx (n entries when given), and
+    // updates the accumulator's slots in `acc` (checked); synchronous.
+    let e = unsafe {
+        sys::cuzk_msm_host_accumulate(
+            C::GPU_CURVE,
+            bases.as_ptr().cast(),
+            idx.map_or(std::ptr::null(), <[u32]>::as_ptr),
+            scalars.as_ptr().cast(),
+            n32,
+            window,
+            acc.as_mut_ptr().cast(),
+        )
+    };
+    host_status(e, n, window)
+}
+
+/// Host twin: the sum the buckets of `acc` hold.
+pub(crate) fn host_buckets_reduce<C: GpuPoint>(
+    acc: &mut [C],
+    window: u32,
+) -> Result<Projective<C>, MsmError> {
+    shape(0, window)?;
+    check_accumulator(acc.len(), window)?;
+    let mut out = vec![C::identity(); bucket_slots(window, 1)];
+    // SAFETY: `acc` holds the accumulator's slots (checked), `out` the
+    // window sums (bucket_slots); synchronous.
+    let e = unsafe {
+        sys::cuzk_msm_host_buckets_reduce(
+            C::GPU_CURVE,
+            window,
+            acc.as_mut_ptr().cast(),
+            out.as_mut_ptr().cast(),
+        )
+    };
+    host_status(e, 0, window)?;
+    Ok(combine_windows(&out, window))
+}
+
+/// An accumulator of `slots` slots fits width `window`.
+fn check_accumulator(slots: usize, window: u32) -> Result<(), MsmError> {
+    let need = accumulator_slots(window);
+    if slots < need {
+        return Err(MsmError::Gpu(GpuError::InvalidArgument(format!(
+            "a bucket accumulator of {slots} slots, window {window} needs {need}"
+        ))));
+    }
+    Ok(())
+}
+
+/// Peak device scratch of one chunk's accumulation of `n` points at
+/// `window`, or of the final reduction (0 for a shape the pipeline
+/// rejects; `u64::MAX` when the count itself fails).
+pub(crate) fn dev_accumulate_scratch_bytes<C: GpuPoint>(n: usize, window: u32) -> u64 {
+    let Ok(n32) = shape(n, window) else {
+        return 0;
+    };
+    let mut bytes = 0;
+    // SAFETY: a size computation on the host; `bytes` is a valid out-pointer.
+    let e = unsafe {
+        sys::cuzk_msm_dev_accumulate_scratch_bytes(C::GPU_CURVE, n32, window, &mut bytes)
+    };
+    // SAFETY: `e` is the value the entry point just returned.
+    match unsafe { cuzk_gpu::check_twin_error(e) } {
+        Ok(()) => bytes,
+        Err(GpuError::InvalidArgument(_)) => 0,
+        Err(_) => u64::MAX,
+    }
+}
+
 /// Host twin: Σ scalars[k] · bases[idx[k]] (or bases[k] without idx); the
 /// window sums come back and are combined here, as on the device path.
 /// With `copies` > 1, `bases` is a shifted table whose copies are `stride`
@@ -82,34 +195,15 @@ pub(crate) fn host_run<C: GpuPoint>(
 ) -> Result<Projective<C>, MsmError> {
     let n = scalars.len();
     let (need, stride32) = table_need(n, copies, stride, window)?;
-    match idx {
-        _ if copies > 1 && (idx.is_some() || bases.len() < need) => {
+    if copies > 1 {
+        if idx.is_some() || bases.len() < need {
             return Err(MsmError::TooFewBases {
                 have: bases.len(),
                 need,
-            })
+            });
         }
-        None if copies <= 1 && bases.len() != n => {
-            return Err(MsmError::LengthMismatch {
-                bases: bases.len(),
-                scalars: n,
-            })
-        }
-        Some(ix) if ix.len() != n => {
-            return Err(MsmError::LengthMismatch {
-                bases: ix.len(),
-                scalars: n,
-            })
-        }
-        Some(ix) => {
-            if let Some(&bad) = ix.iter().find(|&&i| i as usize >= bases.len()) {
-                return Err(MsmError::IndexOutOfRange {
-                    index: bad.into(),
-                    bases: bases.len(),
-                });
-            }
-        }
-        None => {}
+    } else {
+        check_gather(bases.len(), idx, n)?;
     }
     let n32 = shape(n, window)?;
     let mut out = vec![C::identity(); bucket_slots(window, copies.max(1))];
@@ -324,16 +418,21 @@ mod device {
         }
     }
 
-    /// Enqueues the window sums of `Σ scalars[k] · bases[start + (idx[k] or
-    /// k)]` into `out` (≥ `bucket_slots(window, copies)` slots; combine
-    /// them with `combine_windows` after the download) on `stream`. With
-    /// `copies` > 1, `bases` is a shifted table of `copies` equal copies
-    /// (no idx). Asynchronous: the caller synchronises `stream` (e.g. by
-    /// downloading `out`) before dropping or reusing the buffers. The
-    /// scalars start at element `scalar_start` of `scalars` (0, or a
-    /// streamed chunk's share of the H coefficients).
+    /// An MSM's device inputs, checked ([`msm_inputs`]).
+    struct MsmInputs {
+        bases: *const std::ffi::c_void,
+        idx: *const u32,
+        scalars: *const std::ffi::c_void,
+        n: u32,
+        stride: u32,
+    }
+
+    /// Checks the inputs of an MSM of `n` scalars from element
+    /// `scalar_start` of `scalars` against `bases` from `start` (gathered
+    /// through `idx`, or against `copies` shifted copies) at `window`, and
+    /// returns the pointers the entry points take.
     #[allow(clippy::too_many_arguments)] // mirrors the C signature
-    pub(crate) fn dev_run<C: GpuPoint>(
+    fn msm_inputs<C: GpuPoint>(
         bases: &DeviceBuffer<C>,
         start: usize,
         idx: Option<(&IndexArena, IndexRange)>,
@@ -342,10 +441,7 @@ mod device {
         n: usize,
         window: u32,
         copies: u32,
-        out: &mut DeviceBuffer<C>,
-        stream: &Stream,
-    ) -> Result<(), MsmError> {
-        let copies = copies.max(1);
+    ) -> Result<MsmInputs, MsmError> {
         let stride = bases.len() / copies as usize;
         if copies > 1 && (idx.is_some() || bases.len() % copies as usize != 0 || start > stride) {
             return Err(MsmError::Gpu(GpuError::InvalidArgument(format!(
@@ -391,6 +487,48 @@ mod device {
             });
         }
         let n32 = shape(n, window)?;
+        Ok(MsmInputs {
+            bases: bases
+                .as_ptr()
+                .cast::<u8>()
+                .wrapping_add(start * size_of::<C>())
+                .cast(),
+            idx: idx.map_or(std::ptr::null(), |(a, r)| {
+                a.buf.as_ptr().cast::<u32>().wrapping_add(r.start)
+            }),
+            scalars: scalars
+                .as_ptr()
+                .cast::<u8>()
+                .wrapping_add(scalar_start * size_of::<Fr>())
+                .cast(),
+            n: n32,
+            stride: if copies > 1 { stride as u32 } else { 0 },
+        })
+    }
+
+    /// Enqueues the window sums of `Σ scalars[k] · bases[start + (idx[k] or
+    /// k)]` into `out` (≥ `bucket_slots(window, copies)` slots; combine
+    /// them with `combine_windows` after the download) on `stream`. With
+    /// `copies` > 1, `bases` is a shifted table of `copies` equal copies
+    /// (no idx). Asynchronous: the caller synchronises `stream` (e.g. by
+    /// downloading `out`) before dropping or reusing the buffers. The
+    /// scalars start at element `scalar_start` of `scalars` (0, or a
+    /// streamed chunk's share of the H coefficients).
+    #[allow(clippy::too_many_arguments)] // mirrors the C signature
+    pub(crate) fn dev_run<C: GpuPoint>(
+        bases: &DeviceBuffer<C>,
+        start: usize,
+        idx: Option<(&IndexArena, IndexRange)>,
+        scalars: &DeviceBuffer<Fr>,
+        scalar_start: usize,
+        n: usize,
+        window: u32,
+        copies: u32,
+        out: &mut DeviceBuffer<C>,
+        stream: &Stream,
+    ) -> Result<(), MsmError> {
+        let copies = copies.max(1);
+        let m = msm_inputs(bases, start, idx, scalars, scalar_start, n, window, copies)?;
         let slots = bucket_slots(window, copies);
         if out.len() < slots {
             return Err(MsmError::Gpu(GpuError::InvalidArgument(format!(
@@ -400,37 +538,119 @@ mod device {
         }
         // Kernels must launch on the current device: make the stream's current.
         stream.device().bind()?;
-        let base_ptr = bases
-            .as_ptr()
-            .cast::<u8>()
-            .wrapping_add(start * size_of::<C>());
-        let idx_ptr = idx.map_or(std::ptr::null(), |(a, r)| {
-            a.buf.as_ptr().cast::<u32>().wrapping_add(r.start)
-        });
         // SAFETY: all pointers are device allocations owned by live
         // DeviceBuffers; the kernels read bases[start .. start + need)
-        // (checked above: need ≤ avail, and gather indices < bound = need:
-        // an arena holds only checked indices, and the range lies in it),
-        // or with copies bases[start + t·stride + i] for i < n ≤ stride −
-        // start (checked), n scalars from scalar_start (checked), n indices (checked) and
-        // write the window sums, `slots` slots, to `out` (checked). The work
-        // is enqueued on `stream`; the caller keeps the buffers alive until
-        // it synchronises.
+        // (checked by msm_inputs: need ≤ avail, and gather indices < bound
+        // = need: an arena holds only checked indices, and the range lies
+        // in it), or with copies bases[start + t·stride + i] for i < n ≤
+        // stride − start (checked), n scalars from scalar_start (checked),
+        // n indices (checked) and write the window sums, `slots` slots, to
+        // `out` (checked). The work is enqueued on `stream`; the caller
+        // keeps the buffers alive until it synchronises.
         check(unsafe {
             sys::cuzk_msm_dev_run(
                 C::GPU_CURVE,
-                base_ptr.cast(),
-                idx_ptr,
-                scalars
-                    .as_ptr()
-                    .cast::<u8>()
-                    .wrapping_add(scalar_start * size_of::<Fr>())
-                    .cast(),
-                n32,
+                m.bases,
+                m.idx,
+                m.scalars,
+                m.n,
                 window,
                 copies,
-                if copies > 1 { stride as u32 } else { 0 },
+                m.stride,
                 out.as_mut_ptr(),
+                tuning(),
+                stream.raw(),
+            )
+        })
+    }
+
+    /// Enqueues `acc` += the buckets of `Σ scalars[k] · bases[start +
+    /// (idx[k] or k)]` at `window` on `stream` (arguments as [`dev_run`]'s
+    /// without copies; `acc` an accumulator of that width). Asynchronous.
+    #[allow(clippy::too_many_arguments)] // mirrors the C signature
+    pub(crate) fn dev_accumulate<C: GpuPoint>(
+        bases: &DeviceBuffer<C>,
+        start: usize,
+        idx: Option<(&IndexArena, IndexRange)>,
+        scalars: &DeviceBuffer<Fr>,
+        scalar_start: usize,
+        n: usize,
+        window: u32,
+        acc: &mut DeviceBuffer<C>,
+        stream: &Stream,
+    ) -> Result<(), MsmError> {
+        let m = msm_inputs(bases, start, idx, scalars, scalar_start, n, window, 1)?;
+        super::check_accumulator(acc.len(), window)?;
+        stream.device().bind()?;
+        // SAFETY: as dev_run's reads (checked by msm_inputs); the kernels
+        // update the accumulator's slots of `acc` (checked). Enqueued on
+        // `stream`; the caller keeps the buffers alive until it
+        // synchronises.
+        check(unsafe {
+            sys::cuzk_msm_dev_accumulate(
+                C::GPU_CURVE,
+                m.bases,
+                m.idx,
+                m.scalars,
+                m.n,
+                window,
+                acc.as_mut_ptr().cast(),
+                tuning(),
+                stream.raw(),
+            )
+        })
+    }
+
+    /// Enqueues every bucket of the accumulator `acc` (width `window`) set
+    /// to infinity.
+    pub(crate) fn dev_buckets_clear<C: GpuPoint>(
+        acc: &mut DeviceBuffer<C>,
+        window: u32,
+        stream: &Stream,
+    ) -> Result<(), MsmError> {
+        shape(0, window)?;
+        super::check_accumulator(acc.len(), window)?;
+        stream.device().bind()?;
+        // SAFETY: writes the accumulator's slots of `acc` (checked);
+        // enqueued on `stream`, `acc` kept alive by the caller until it
+        // synchronises.
+        check(unsafe {
+            sys::cuzk_msm_dev_buckets_clear(
+                C::GPU_CURVE,
+                window,
+                acc.as_mut_ptr().cast(),
+                stream.raw(),
+            )
+        })
+    }
+
+    /// Enqueues the window sums of the accumulator `acc` (width `window`)
+    /// into `out` (≥ `bucket_slots(window, 1)` slots, as [`dev_run`]'s).
+    pub(crate) fn dev_buckets_reduce<C: GpuPoint>(
+        acc: &mut DeviceBuffer<C>,
+        window: u32,
+        out: &mut DeviceBuffer<C>,
+        stream: &Stream,
+    ) -> Result<(), MsmError> {
+        shape(0, window)?;
+        super::check_accumulator(acc.len(), window)?;
+        let slots = bucket_slots(window, 1);
+        if out.len() < slots {
+            return Err(MsmError::Gpu(GpuError::InvalidArgument(format!(
+                "output buffer of {} slots, the window sums need {slots}",
+                out.len(),
+            ))));
+        }
+        stream.device().bind()?;
+        // SAFETY: reads the accumulator's slots of `acc` (checked) and
+        // writes `slots` slots to `out` (checked); enqueued on `stream`,
+        // the buffers kept alive by the caller until it synchronises.
+        check(unsafe {
+            sys::cuzk_msm_dev_buckets_reduce(
+                C::GPU_CURVE,
+                window,
+                acc.as_mut_ptr().cast(),
+                out.as_mut_ptr().cast(),
                 tuning(),
                 stream.raw(),
             )

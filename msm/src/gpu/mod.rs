@@ -117,6 +117,12 @@ pub(crate) fn bucket_slots(c: u32, copies: u32) -> usize {
     2 * windows(c).div_ceil(copies) as usize
 }
 
+/// Slots of a streamed MSM's bucket accumulator at width `c`: every bucket
+/// of every window ([`windows`]`(c)` · 2^(c−1)), two slots per XYZZ point.
+pub(crate) fn accumulator_slots(c: u32) -> usize {
+    2 * (windows(c) as usize) << (c - 1)
+}
+
 /// Smallest and largest window widths the pipeline supports.
 pub const WINDOWS: std::ops::RangeInclusive<u32> = 2..=24;
 
@@ -250,6 +256,27 @@ pub fn scratch_bytes<C: GpuPoint>(n: usize) -> u64 {
     ffi::dev_scratch_bytes::<C>(n, window_for(n), 1)
 }
 
+/// The window of a streamed pass in chunks of `chunk` bases: every MSM
+/// part of the pass adds into one bucket accumulator of this width, chosen
+/// as [`window_for`] a chunk, because each chunk pays the per-bucket work
+/// of the sort and the levels (only the reduction runs once a pass).
+pub fn stream_window(chunk: usize) -> u32 {
+    window_for(chunk.max(1))
+}
+
+/// Peak device memory of a streamed pass's MSM work in chunks of `chunk`
+/// bases, besides the chunk buffers and the input slots: the bucket
+/// accumulator at [`stream_window`], one chunk's accumulation (or the
+/// final reduction) and a chunk's bitmap-sum partials.
+pub fn stream_scratch_bytes<C: GpuPoint>(chunk: usize) -> u64 {
+    let c = stream_window(chunk);
+    let point = std::mem::size_of::<C>() as u64;
+    let acc = accumulator_slots(c) as u64 * point;
+    // bitmap_sum_run: one XYZZ partial per 256 bases, then levels of 1/16.
+    let bitmap = (chunk as u64).div_ceil(256) * 2 * point * 17 / 16;
+    acc + ffi::dev_accumulate_scratch_bytes::<C>(chunk, c).max(bitmap)
+}
+
 /// Device bytes of a streamed pass's host inputs at `chunk` bases a chunk:
 /// three input slots (the streamed pass, `StreamedBases`, stages them two
 /// chunks ahead), each of one scalar and one gather index per base and a
@@ -336,6 +363,43 @@ pub mod host {
     ) -> Result<Projective<C>, MsmError> {
         let c = window.unwrap_or_else(|| window_for(scalars.len()));
         ffi::host_run(bases, Some(indices), scalars, c, 1, 0)
+    }
+
+    /// A streamed MSM's bucket accumulator at one window: MSMs added one
+    /// chunk at a time keep their bucket sums here, and [`Buckets::sum`]
+    /// reduces them once (the host twin of the device's).
+    #[derive(Debug)]
+    pub struct Buckets<C> {
+        window: u32,
+        acc: Vec<C>,
+    }
+
+    impl<C: GpuPoint> Buckets<C> {
+        /// Empty buckets of width `window`.
+        pub fn new(window: u32) -> Result<Self, MsmError> {
+            if !args_ok(0, window) {
+                return Err(MsmError::GpuShape { n: 0, window });
+            }
+            let mut acc = vec![C::identity(); accumulator_slots(window)];
+            ffi::host_buckets_clear(&mut acc, window)?;
+            Ok(Buckets { window, acc })
+        }
+
+        /// Adds Σ `scalars[k]` · `bases[indices[k]]` (`bases[k]` without
+        /// indices) to the buckets.
+        pub fn add(
+            &mut self,
+            bases: &[C],
+            indices: Option<&[u32]>,
+            scalars: &[Fr],
+        ) -> Result<(), MsmError> {
+            ffi::host_accumulate(bases, indices, scalars, self.window, &mut self.acc)
+        }
+
+        /// The sum of every MSM added so far.
+        pub fn sum(&mut self) -> Result<Projective<C>, MsmError> {
+            ffi::host_buckets_reduce(&mut self.acc, self.window)
+        }
     }
 
     /// Σ `bases[j]` over the set bits `j` of `ones`.
