@@ -418,6 +418,18 @@ mod device {
         }
     }
 
+    /// An output buffer of `len` slots holds the window sums at `window`
+    /// against `copies` copies.
+    fn check_window_sums(len: usize, window: u32, copies: u32) -> Result<(), MsmError> {
+        let slots = bucket_slots(window, copies);
+        if len < slots {
+            return Err(MsmError::Gpu(GpuError::InvalidArgument(format!(
+                "output buffer of {len} slots, the window sums need {slots}"
+            ))));
+        }
+        Ok(())
+    }
+
     /// An MSM's device inputs, checked ([`msm_inputs`]).
     struct MsmInputs {
         bases: *const std::ffi::c_void,
@@ -529,13 +541,7 @@ mod device {
     ) -> Result<(), MsmError> {
         let copies = copies.max(1);
         let m = msm_inputs(bases, start, idx, scalars, scalar_start, n, window, copies)?;
-        let slots = bucket_slots(window, copies);
-        if out.len() < slots {
-            return Err(MsmError::Gpu(GpuError::InvalidArgument(format!(
-                "output buffer of {} slots, the window sums need {slots}",
-                out.len(),
-            ))));
-        }
+        check_window_sums(out.len(), window, copies)?;
         // Kernels must launch on the current device: make the stream's current.
         stream.device().bind()?;
         // SAFETY: all pointers are device allocations owned by live
@@ -544,7 +550,7 @@ mod device {
         // = need: an arena holds only checked indices, and the range lies
         // in it), or with copies bases[start + t·stride + i] for i < n ≤
         // stride − start (checked), n scalars from scalar_start (checked),
-        // n indices (checked) and write the window sums, `slots` slots, to
+        // n indices (checked) and write the window sums, bucket_slots(window, copies) slots, to
         // `out` (checked). The work is enqueued on `stream`; the caller
         // keeps the buffers alive until it synchronises.
         check(unsafe {
@@ -634,16 +640,10 @@ mod device {
     ) -> Result<(), MsmError> {
         shape(0, window)?;
         super::check_accumulator(acc.len(), window)?;
-        let slots = bucket_slots(window, 1);
-        if out.len() < slots {
-            return Err(MsmError::Gpu(GpuError::InvalidArgument(format!(
-                "output buffer of {} slots, the window sums need {slots}",
-                out.len(),
-            ))));
-        }
+        check_window_sums(out.len(), window, 1)?;
         stream.device().bind()?;
         // SAFETY: reads the accumulator's slots of `acc` (checked) and
-        // writes `slots` slots to `out` (checked); enqueued on `stream`,
+        // writes bucket_slots(window, 1) slots to `out` (checked); enqueued on `stream`,
         // the buffers kept alive by the caller until it synchronises.
         check(unsafe {
             sys::cuzk_msm_dev_buckets_reduce(
