@@ -120,7 +120,7 @@ pub(crate) fn bucket_slots(c: u32, copies: u32) -> usize {
 /// Slots of a streamed MSM's bucket accumulator at width `c`: every bucket
 /// of every window ([`windows`]`(c)` · 2^(c−1)), two slots per XYZZ point.
 pub(crate) fn accumulator_slots(c: u32) -> usize {
-    2 * (windows(c) as usize) << (c - 1)
+    2 * ((windows(c) as usize) << (c - 1))
 }
 
 /// Smallest and largest window widths the pipeline supports.
