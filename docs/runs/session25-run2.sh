@@ -5,7 +5,7 @@
 #   resident bytes for fixed r, s);
 # - the 2^24 bench circuit resident, under 2 GiB and under 6 GiB
 #   (session25-stream.sh; the same runs before the change are in
-#   docs/runs/2026-12-05-session25.md);
+#   docs/runs/2026-12-05-session25.md; LIMITS picks them);
 # - time allowing, 2^26 resident and under 8 GiB.
 # Everything is packed into $O/s25.tgz.
 . "$(dirname "$0")/lib.sh"
@@ -16,7 +16,7 @@ mkdir -p $W && cp "$B"/bin/* $W/
 cd $W
 T msm_streamed 120 "$(t cuzk-msm--gpu_device)" --include-ignored --test-threads=1 streamed
 T groth16_gpu 150 "$(t cuzk-groth16--gpu)" --include-ignored --test-threads=1
-LIMITS="none 2GiB 6GiB" . "$HERE/session25-stream.sh"
+LIMITS=${LIMITS:-none 2GiB 6GiB} . "$HERE/session25-stream.sh"
 for L in none 8GiB; do
   [ "$(left ${UNTIL:-400})" -lt 100 ] && break
   lim=(--memory-limit "$L"); [ "$L" = none ] && lim=()
