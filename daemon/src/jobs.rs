@@ -355,12 +355,7 @@ impl Registry {
     /// (unsupported kind, parameters, a refused submission). `counted`:
     /// whether it counts as a failed proof.
     pub fn fail(&self, id: &str, message: String, counted: bool) {
-        let outcome = Outcome {
-            status: Status::Failed,
-            proof: Vec::new(),
-            error: message,
-            timings: JobTimings::default(),
-        };
+        let outcome = ended(Err::<Vec<u8>, _>(message), JobTimings::default());
         self.finish(id, outcome, counted);
     }
 
@@ -396,7 +391,7 @@ impl Registry {
         if let Some(s) = first_start {
             timings.queue_wait = Duration::from_secs_f64((s - engine_t).max(0.0));
         }
-        let (status, proof, error) = match result {
+        let outcome = match result {
             Ok(out) => {
                 for p in &out.partitions {
                     timings.synthesis += p.synthesis;
@@ -405,23 +400,10 @@ impl Registry {
                 let finished = finish(out.proof_bytes());
                 // The answer is ready only now (an aggregate takes seconds).
                 timings.total = received.elapsed();
-                match finished {
-                    Ok(proof) => (Status::Completed, proof, String::new()),
-                    Err(e) => (Status::Failed, Vec::new(), e.to_string()),
-                }
+                ended(finished, timings)
             }
-            Err(EngineError::Cancelled | EngineError::ShutDown) => (
-                Status::Cancelled,
-                Vec::new(),
-                reason.unwrap_or_else(|| "cancelled".into()),
-            ),
-            Err(e) => (Status::Failed, Vec::new(), e.to_string()),
-        };
-        let outcome = Outcome {
-            status,
-            proof,
-            error,
-            timings,
+            Err(EngineError::Cancelled | EngineError::ShutDown) => cancelled(reason, timings),
+            Err(e) => ended(Err::<Vec<u8>, _>(e), timings),
         };
         self.finish(id, outcome, true);
     }
@@ -468,20 +450,9 @@ impl Registry {
             total: received.elapsed(),
             ..JobTimings::default()
         };
-        let outcome = match result {
-            _ if cancel => cancelled(reason, timings),
-            Ok(proof) => Outcome {
-                status: Status::Completed,
-                proof,
-                error: String::new(),
-                timings,
-            },
-            Err(e) => Outcome {
-                status: Status::Failed,
-                proof: Vec::new(),
-                error: e.to_string(),
-                timings,
-            },
+        let outcome = match cancel {
+            true => cancelled(reason, timings),
+            false => ended(result, timings),
         };
         self.finish(id, outcome, true);
     }
@@ -773,6 +744,24 @@ impl Registry {
 }
 
 /// The outcome of a job cancelled by a caller (or by a shutdown: `reason`).
+/// A job's answer, or why it failed.
+fn ended<E: std::fmt::Display>(result: Result<Vec<u8>, E>, timings: JobTimings) -> Outcome {
+    match result {
+        Ok(proof) => Outcome {
+            status: Status::Completed,
+            proof,
+            error: String::new(),
+            timings,
+        },
+        Err(e) => Outcome {
+            status: Status::Failed,
+            proof: Vec::new(),
+            error: e.to_string(),
+            timings,
+        },
+    }
+}
+
 fn cancelled(reason: Option<String>, timings: JobTimings) -> Outcome {
     Outcome {
         status: Status::Cancelled,

@@ -281,7 +281,7 @@ pub fn check_request(req: &AggregateRequest) -> Result<()> {
 /// aggregate before returning its bytes.
 pub fn aggregate_seals(req: &AggregateRequest, param_dir: &Path) -> Result<Vec<u8>> {
     check_request(req)?;
-    check_srs(param_dir, padded_proofs(&req.kind, req.seals.len())?)?;
+    check_srs(param_dir, &req.kind, req.seals.len())?;
     use_param_dir(param_dir)?;
     let config = req.kind.porep_config()?;
     with_tree!(req.kind.sector_size, aggregate_tree(&config, req))
@@ -310,7 +310,7 @@ pub fn verify_aggregate(
     for s in statements {
         s.public.check_nonzero()?;
     }
-    check_srs(param_dir, padded_proofs(kind, statements.len())?)?;
+    check_srs(param_dir, kind, statements.len())?;
     use_param_dir(param_dir)?;
     let config = kind.porep_config()?;
     type Aggregate = bellperson::groth16::aggregate::AggregateProof<blstrs::Bls12>;

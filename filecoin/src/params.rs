@@ -134,9 +134,12 @@ const SRS_READ_POINTS: u64 = (2 << 14) + 1;
 /// specialiser asserts; a truncated or small file would panic there):
 /// four vectors (G1 α, G1 β, G2 α, G2 β powers), each a big-endian `u32`
 /// count and that many compressed points (48 and 96 bytes), each holding
-/// the `2 · proofs` powers an aggregate of `proofs` needs.
-pub fn check_srs(dir: &Path, proofs: usize) -> Result<PathBuf> {
+/// the `2 · proofs` powers an aggregate of `sectors` sectors of `kind`
+/// needs (`proofs`: their partition proofs, padded as filecoin-proofs
+/// pads them, [`crate::aggregate::padded_proofs`]).
+pub fn check_srs(dir: &Path, kind: &SealProofKind, sectors: usize) -> Result<PathBuf> {
     use std::io::{Read, Seek, SeekFrom};
+    let proofs = crate::aggregate::padded_proofs(kind, sectors)?;
     let path = locate_srs(dir)?;
     let mismatch = |detail: String| FilecoinError::ParamsMismatch {
         path: path.clone(),

@@ -3,7 +3,6 @@
 //! synthesis and prover → the concatenated partition proofs, which for
 //! non-interactive PoRep are then aggregated ([`finish_c2`]).
 
-use crate::aggregate::padded_proofs;
 use crate::c1::{format_size, C1Output, C1Public, SealProofKind};
 use crate::error::{proofs, FilecoinError, Result};
 use crate::job::{
@@ -166,7 +165,7 @@ fn job_tree<Tree: 'static + MerkleTreeTrait>(
 pub fn prove_c2(c1: &C1Output, opts: &C2Options<'_>) -> Result<ProofOutput> {
     if c1.kind.aggregated() {
         // Before any proving: a missing SRS is a refusal, not lost work.
-        check_srs(&opts.param_dir, padded_proofs(&c1.kind, 1)?)?;
+        check_srs(&opts.param_dir, &c1.kind, 1)?;
     }
     let job = porep_job(
         c1,
@@ -190,7 +189,7 @@ pub fn finish_c2(c1: &C1Output, partition_proofs: Vec<u8>, param_dir: &Path) -> 
     if !c1.kind.aggregated() {
         return Ok(partition_proofs);
     }
-    check_srs(param_dir, padded_proofs(&c1.kind, 1)?)?;
+    check_srs(param_dir, &c1.kind, 1)?;
     let config = c1.kind.porep_config()?;
     let want = usize::from(config.partitions) * cuzk_groth16::PROOF_BYTES;
     if partition_proofs.len() != want {
@@ -561,7 +560,7 @@ pub fn verify_c2(
     let config = kind.porep_config()?;
     use_param_dir(param_dir)?;
     if kind.aggregated() {
-        check_srs(param_dir, padded_proofs(kind, 1)?)?;
+        check_srs(param_dir, kind, 1)?;
         // An aggregate's length depends on the proof count; bytes that do
         // not decode are a proof that does not verify, as below.
         type Aggregate = bellperson::groth16::aggregate::AggregateProof<blstrs::Bls12>;

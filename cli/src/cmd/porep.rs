@@ -355,10 +355,7 @@ pub fn run_prove(
             // reported before a first recording.
             cuzk_filecoin::locate(&param_dir, c1.kind)?;
             if c1.kind.aggregated() {
-                cuzk_filecoin::check_srs(
-                    &param_dir,
-                    cuzk_filecoin::aggregate::padded_proofs(&c1.kind, 1)?,
-                )?;
+                cuzk_filecoin::check_srs(&param_dir, &c1.kind, 1)?;
             }
             let r1cs = recorded.get(&c1.kind, engine)?;
             let job = porep_job(&c1, &param_dir, true, r1cs.as_ref(), witness)?;

@@ -168,9 +168,7 @@ impl EngineHost {
                 // are reported before a first recording.
                 cuzk_filecoin::locate(dir, c1.kind).map_err(map)?;
                 if c1.kind.aggregated() {
-                    cuzk_filecoin::aggregate::padded_proofs(&c1.kind, 1)
-                        .and_then(|n| cuzk_filecoin::check_srs(dir, n))
-                        .map_err(map)?;
+                    cuzk_filecoin::check_srs(dir, &c1.kind, 1).map_err(map)?;
                 }
                 let r1cs =
                     record_ready(self.r1cs.porep(&c1.kind, Some(&self.engine)).map_err(map)?);
