@@ -13,7 +13,7 @@
 # link's pinned rate); kernels ≫ resident means the per-chunk MSMs do.
 # LIMITS (default "none 2GiB") lists the limits to run, "none" resident.
 [ -n "${HERE:-}" ] || . "$(dirname "$0")/lib.sh"
-W=/tmp/s25
+W=${W:-/tmp/s25}
 mkdir -p $W && { [ -x $W/cuzk ] || cp "$B"/bin/* $W/; }
 cd $W
 for L in ${LIMITS:-none 2GiB}; do
