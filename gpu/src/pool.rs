@@ -72,6 +72,13 @@ impl<T: DeviceCopy> BufferPool<T> {
         g.free.clear();
     }
 
+    /// Frees every held buffer; the limit stays, so buffers returned later
+    /// are held again. For an owner that lends the memory to other work
+    /// for a while (a streamed placement's MSM passes).
+    pub fn release_held(&self) {
+        self.lock().free.clear();
+    }
+
     /// Bytes held (device memory that reads as used but is the pool's).
     pub fn held_bytes(&self) -> usize {
         self.lock().held()

@@ -376,9 +376,12 @@ fn gpu_memory_limit_streams_with_the_same_results() {
 
 /// A streamed placement computes a recorded circuit's a, b, c on the
 /// device when its plan admits the circuit: with its three matrices kept
-/// beside the lean H step, or one matrix at a time from page-locked host
-/// memory, or (no room for even one) on the CPU. All three give the CPU
-/// backend's results and proof bytes for fixed r, s.
+/// on the device, or one matrix at a time from page-locked host memory,
+/// or (not admitted) on the CPU. All three give the CPU backend's results
+/// and proof bytes for fixed r, s. (At 2^18 the MSM phase, the
+/// coefficients beside the smallest chunks, is the larger one: a room that
+/// holds it holds the H step with the witness and one matrix, so "no room
+/// for even one matrix" is the budget's unit test's case, not this one's.)
 #[test]
 #[ignore = "needs an NVIDIA GPU"]
 fn gpu_streamed_record_whole_per_matrix_or_cpu_gives_the_same_bytes() {
@@ -405,13 +408,11 @@ fn gpu_streamed_record_whole_per_matrix_or_cpu_gives_the_same_bytes() {
     let least = streamed_bytes(&params);
     let slack = 1u64 << 20;
     let pvk = params.vk.prepare();
-    for (k, (room, want)) in [
-        (least + witness + whole + slack, Some(RecordMode::Resident)),
-        (
-            least + witness + largest + slack,
-            Some(RecordMode::PerMatrix),
-        ),
-        (least + slack, None),
+    assert!(least > cuzk_groth16::gpu::lean_h_bytes(&params) + witness + largest);
+    for (k, (room, admit, want)) in [
+        (least + whole + slack, true, Some(RecordMode::Resident)),
+        (least + slack, true, Some(RecordMode::PerMatrix)),
+        (least + slack, false, None),
     ]
     .into_iter()
     .enumerate()
@@ -427,7 +428,9 @@ fn gpu_streamed_record_whole_per_matrix_or_cpu_gives_the_same_bytes() {
             "room {} vs {room}",
             plan.room()
         );
-        assert_eq!(gpu.abc_on_device(&rec), want.is_some());
+        if admit {
+            assert_eq!(gpu.abc_on_device(&rec), want.is_some());
+        }
         assert_eq!(gpu.stream_plan().unwrap().mode(&rec.key()), want);
         for seed in [1u64, 2] {
             let seed = 900 + 10 * k as u64 + seed;

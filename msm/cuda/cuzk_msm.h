@@ -99,6 +99,12 @@ cuzk_error cuzk_msm_dev_buckets_reduce(int32_t curve, uint32_t c, void *acc, voi
                                        cuzk_stream stream);
 cuzk_error cuzk_msm_dev_bitmap_sum(int32_t curve, const void *bases, const uint64_t *words, uint32_t nbits, void *out,
                                    cuzk_msm_tuning tuning, cuzk_stream stream);
+/* Hands the MSM scratch that the current device's stream-ordered pool keeps
+ * between MSMs back to the device (its release threshold to 0, then a trim):
+ * for a caller that needs that memory for buffers of its own until the next
+ * MSM. Call it once the MSMs' streams are synchronised; an MSM after it maps
+ * its scratch again. */
+cuzk_error cuzk_msm_dev_release_scratch(void);
 
 #ifdef __cplusplus
 }

@@ -64,4 +64,8 @@ cuzk_error cuzk_msm_dev_buckets_reduce(int32_t curve, uint32_t c, void *acc, voi
     return curve == CUZK_MSM_G1 ? g1_buckets(c, acc, out, tuning, stream) : g2_buckets(c, acc, out, tuning, stream);
 }
 
+cuzk_error cuzk_msm_dev_release_scratch(void) {
+    return run_device([] { release_scratch(); });
+}
+
 }  // extern "C"

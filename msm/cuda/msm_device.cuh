@@ -219,6 +219,18 @@ inline void keep_scratch(uint64_t bytes) {
     (void)cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &bytes);
 }
 
+// keep_scratch undone: the threshold back to 0 and every unused byte of
+// the pool released, for a caller that needs the memory until its next MSM.
+inline void release_scratch() {
+    int dev = 0;
+    cudaMemPool_t pool;
+    check(cudaGetDevice(&dev));
+    check(cudaDeviceGetDefaultMemPool(&pool, dev));
+    uint64_t zero = 0;
+    check(cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &zero));
+    check(cudaMemPoolTrimTo(pool, 0));
+}
+
 template <class Body>
 cuzk_error run_device(Body &&body) {
     return guard([&] {

@@ -165,3 +165,6 @@ extern "C" {
         stream: cuzk_stream,
     ) -> cuzk_error;
 }
+extern "C" {
+    pub fn cuzk_msm_dev_release_scratch() -> cuzk_error;
+}

@@ -96,7 +96,8 @@ fn deferred_witnesses_by_dma_give_the_cpu_engines_proofs() {
     assert_eq!(pooled, 3, "every witness written into page-locked memory");
     let bytes = |o: &JobOutput| o.proofs.iter().map(|p| p.to_bytes()).collect::<Vec<_>>();
     assert_eq!(bytes(&gpu), bytes(&cpu), "GPU (DMA witness) != CPU");
-    // Streamed: a limit well below the bases; a, b, c on the CPU.
+    // Streamed: a limit well below the bases (a, b, c wherever the plan
+    // admits them).
     let limit = cuzk_groth16::gpu::streamed_bytes(&params) + (16 << 20);
     let small = GpuBackend::with_memory_limit(0, Some(limit)).unwrap();
     let (streamed, _) = prove(Arc::new(small), &params, &rec);

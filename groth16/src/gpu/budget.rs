@@ -86,7 +86,8 @@ pub fn stream_chunk<C: cuzk_msm::gpu::GpuPoint>(n: usize, avail: u64) -> Option<
 }
 
 /// The chunk sizes of a streamed placement: G1 passes take two thirds of
-/// `room` (the device memory left beside the lean H step's buffers), G2
+/// `room` (the device memory left beside the H coefficients and any kept
+/// matrices), G2
 /// passes one third. The stream-ordered pool keeps the largest MSM scratch
 /// between passes, so a pass of either curve must fit beside the other's
 /// retained scratch: with this split, `stream_bytes::<G1>(g1)` plus G2's
@@ -100,20 +101,32 @@ pub fn stream_chunks(n: usize, room: u64) -> Option<(usize, usize)> {
 }
 
 /// Device bytes of the lean H step (two domain-sized buffers) and the
-/// small buffers beside it: what a streamed placement keeps out of the
-/// chunks' room.
+/// small buffers beside it: a streamed partition's first phase.
 pub fn lean_h_bytes(params: &Parameters) -> u64 {
     lean_bytes(params.domain_size())
 }
 
 fn lean_bytes(domain: usize) -> u64 {
-    2 * domain as u64 * 32 + (64 << 20)
+    2 * domain as u64 * 32 + SMALL_BUFFERS
 }
 
-/// Device bytes a streamed placement needs at the least: the lean H step
-/// and room for the smallest chunks of both curves ([`stream_chunks`]).
+/// The small device buffers beside a partition's large ones (scale
+/// tables, the assembly's points).
+const SMALL_BUFFERS: u64 = 64 << 20;
+
+/// Device bytes a streamed partition keeps beside its MSM passes: the H
+/// coefficients (one domain-sized buffer, the H MSM's scalars) and the
+/// small buffers.
+fn coeffs_bytes(domain: usize) -> u64 {
+    domain as u64 * 32 + SMALL_BUFFERS
+}
+
+/// Device bytes a streamed placement needs at the least: the larger of its
+/// two phases, the lean H step, and the H coefficients beside the smallest
+/// chunks of both curves ([`stream_chunks`]).
 pub fn streamed_bytes(params: &Parameters) -> u64 {
-    lean_h_bytes(params) + min_chunk_room()
+    let n = params.domain_size();
+    lean_bytes(n).max(coeffs_bytes(n) + min_chunk_room())
 }
 
 /// The least room [`stream_chunks`] accepts: G1 passes get two thirds of
@@ -144,7 +157,7 @@ pub fn min_device_bytes(params: &Parameters) -> (u64, String) {
 /// Where a streamed placement computes a recorded circuit's a, b, c.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum RecordMode {
-    /// Its three matrices stay on the device beside the lean H step.
+    /// Its three matrices stay on the device, through both phases.
     Resident,
     /// One matrix at a time, uploaded from page-locked host memory for its
     /// product and freed (≈ 5.8 GB over the link per 32 GiB PoRep
@@ -152,18 +165,31 @@ pub enum RecordMode {
     PerMatrix,
 }
 
-/// The device plan of a placement whose bases stream from host memory:
-/// the lean H step's buffers, room for recorded circuits (their matrices
-/// and the witness, when their a, b, c are computed on the device) and
-/// the chunk sizes that fit in the rest. A recorded circuit is admitted
-/// once ([`StreamPlan::admit`]); the room it reserves is never given back
-/// while the plan lives, so every circuit admitted keeps fitting.
+/// The device plan of a placement whose bases stream from host memory.
+/// One partition at a time has the device, in two phases that time-share
+/// its memory:
+/// - the H step: the lean step's two buffers, and for a recorded circuit
+///   whose a, b, c are computed on the device its witness and its matrices
+///   (all three kept, or the largest one at a time);
+/// - the MSM passes: the H coefficients, the kept matrices and the chunks.
+///
+/// The room is the larger phase, not their sum: under a 16 GiB limit the
+/// 32 GiB PoRep set's G1 chunks are 2^23 bases instead of 2^18, when each
+/// chunk's fixed costs (its bitmap sums' dependent chains, the affine
+/// rounds' inversions: ≈ 8 ms and ≈ 4 ms on the H200) made 16.8 s of
+/// kernels per partition on an H100.
+///
+/// A recorded circuit is admitted once ([`StreamPlan::admit`]); the room it
+/// reserves is never given back while the plan lives, so every circuit
+/// admitted keeps fitting.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct StreamPlan {
     /// Device bytes the placement may use (what was available when placed).
     room: u64,
     /// Bytes of the lean H step ([`lean_h_bytes`]).
     lean: u64,
+    /// Bytes kept beside the MSM passes ([`coeffs_bytes`]).
+    coeffs: u64,
     /// The largest base set's length.
     bases: usize,
     /// The domain size.
@@ -182,20 +208,25 @@ pub struct StreamPlan {
 
 impl StreamPlan {
     /// The plan of a set of `c` in `room` bytes: no circuit admitted, chunks as
-    /// large as fit beside the lean H step; `None` when not even the
-    /// smallest do ([`streamed_bytes`]).
+    /// large as fit beside the H coefficients; `None` when the lean H step
+    /// or the smallest chunks do not fit ([`streamed_bytes`]).
     pub fn new(c: QueryCounts, room: u64) -> Option<Self> {
         let bases = c.h.max(c.l).max(c.b);
         let lean = lean_bytes(c.domain_size());
+        let coeffs = coeffs_bytes(c.domain_size());
+        if lean > room {
+            return None;
+        }
         Some(StreamPlan {
             room,
             lean,
+            coeffs,
             bases,
             domain: c.domain_size(),
             kept: 0,
             transient: 0,
             admitted: Vec::new(),
-            chunks: stream_chunks(bases, room.checked_sub(lean)?)?,
+            chunks: stream_chunks(bases, room.checked_sub(coeffs)?)?,
         })
     }
 
@@ -213,7 +244,7 @@ impl StreamPlan {
     }
 
     /// Bytes reserved for recorded circuits: the kept matrices and one
-    /// partition's transient share.
+    /// partition's transient share (in the H step only).
     pub fn record_room(&self) -> u64 {
         self.kept + self.transient
     }
@@ -230,11 +261,12 @@ impl StreamPlan {
 
     /// Admits a recorded circuit whose witness takes `witness` bytes on
     /// the device, its three matrices `matrices` and its largest one
-    /// `largest`: kept on the device when it is the first circuit and
-    /// fits whole beside the lean H step and the smallest chunks, else one
-    /// matrix at a time when that fits; the chunks shrink to what is left.
-    /// `None` (nothing changes) when not even one matrix fits: its a, b, c
-    /// are then computed on the CPU.
+    /// `largest`: kept on the device when it is the first circuit and its
+    /// matrices and witness fit beside the lean H step, and its matrices
+    /// beside the H coefficients and the smallest chunks; else one matrix
+    /// at a time when that fits; the chunks shrink to what the kept
+    /// matrices leave. `None` (nothing changes) when not even one matrix
+    /// fits: its a, b, c are then computed on the CPU.
     pub fn admit(
         &mut self,
         key: cuzk_synth::compiled::CircuitKey,
@@ -245,13 +277,19 @@ impl StreamPlan {
         if let Some(m) = self.mode(&key) {
             return Some(m);
         }
-        let beside = self.room.saturating_sub(self.lean);
-        let try_room = |need: u64| stream_chunks(self.bases, beside.checked_sub(need)?);
+        // Chunks for a plan that keeps `kept` and passes `transient`
+        // through the H step, if both phases fit.
+        let try_room = |(kept, transient): (u64, u64)| {
+            if self.lean.checked_add(kept)?.checked_add(transient)? > self.room {
+                return None;
+            }
+            stream_chunks(self.bases, self.room.checked_sub(self.coeffs + kept)?)
+        };
         let whole = (matrices, self.transient.max(witness));
         let one = (self.kept, self.transient.max(witness + largest));
-        let (mode, (kept, transient), chunks) = match try_room(whole.0 + whole.1) {
+        let (mode, (kept, transient), chunks) = match try_room(whole) {
             Some(c) if self.admitted.is_empty() => (RecordMode::Resident, whole, c),
-            _ => (RecordMode::PerMatrix, one, try_room(one.0 + one.1)?),
+            _ => (RecordMode::PerMatrix, one, try_room(one)?),
         };
         self.kept = kept;
         self.transient = transient;
@@ -454,42 +492,108 @@ mod tests {
             a: n,
             b: n,
         };
-        let lean = lean_bytes(n);
+        let (lean, coeffs) = (lean_bytes(n), coeffs_bytes(n));
+        let room = lean + 3 * G;
+        // The MSM phase of a plan: the coefficients, the kept matrices and
+        // the G1 chunks' share of the rest.
+        let msm_phase_fits = |plan: &StreamPlan| {
+            let rest = room - coeffs - plan.kept;
+            stream_bytes::<G1Affine>(plan.chunks.0) <= rest / 3 * 2
+                && stream_bytes::<G2Affine>(plan.chunks.1) <= rest / 3
+        };
         // Room for the lean step and 3 GiB: a 1 GiB record plus a 1 GiB
-        // witness stays whole, and the chunks shrink to the rest.
-        let mut plan = StreamPlan::new(p, lean + 3 * G).unwrap();
+        // witness stays whole (the H step: lean + 2 GiB); the chunks take
+        // what the matrices leave beside the coefficients (2 GiB and the
+        // lean step's second buffer), not what the H step leaves.
+        let mut plan = StreamPlan::new(p, room).unwrap();
         let wide = plan.chunks;
+        assert_eq!(plan.chunks, stream_chunks(n, room - coeffs).unwrap());
         assert_eq!(plan.admit(key(1), G, G, G / 2), Some(RecordMode::Resident));
         assert_eq!(plan.record_room(), 2 * G);
         assert!(plan.chunks.0 <= wide.0 && plan.chunks.1 <= wide.1);
-        assert!(stream_bytes::<G1Affine>(plan.chunks.0) <= G);
+        assert_eq!(plan.chunks, stream_chunks(n, room - coeffs - G).unwrap());
+        assert!(msm_phase_fits(&plan));
+        assert!(stream_bytes::<G1Affine>(plan.chunks.0) > G / 2);
         // Admitting it again changes nothing.
         let before = plan.clone();
         assert_eq!(plan.admit(key(1), G, G, G / 2), Some(RecordMode::Resident));
         assert_eq!(plan, before);
         // A second circuit never takes the first's matrices' place: one
         // matrix at a time beside them (one partition on the device at a
-        // time, so the witnesses share their room).
+        // time, so the witnesses share their room). Its matrix and witness
+        // pass through the H step only: the chunks stay.
         assert_eq!(plan.admit(key(2), G, G, G / 2), Some(RecordMode::PerMatrix));
         assert_eq!(plan.record_room(), 2 * G + G / 2);
-        assert!(stream_bytes::<G1Affine>(plan.chunks.0) <= G / 2);
-        // Too large whole: one matrix at a time; too large even so: refused.
-        let mut plan = StreamPlan::new(p, lean + 3 * G).unwrap();
+        assert_eq!(plan.chunks, before.chunks);
+        assert!(msm_phase_fits(&plan));
+        // Too large whole: one matrix at a time, and the chunks keep the
+        // whole MSM phase; too large even so: refused.
+        let mut plan = StreamPlan::new(p, room).unwrap();
         assert_eq!(plan.admit(key(3), G, 4 * G, G), Some(RecordMode::PerMatrix));
         assert_eq!(plan.record_room(), 2 * G);
-        let mut plan = StreamPlan::new(p, lean + 3 * G).unwrap();
+        assert_eq!(plan.chunks, wide);
+        let mut plan = StreamPlan::new(p, room).unwrap();
         assert_eq!(plan.admit(key(4), 2 * G, 4 * G, 2 * G), None);
-        assert_eq!(plan, StreamPlan::new(p, lean + 3 * G).unwrap());
+        assert_eq!(plan, StreamPlan::new(p, room).unwrap());
         assert_eq!(plan.mode(&key(4)), None);
-        // No room for the smallest chunks beside the lean step: no plan;
-        // the least a streamed placement needs is exactly enough.
+        // Every phase must fit: the lean step alone (no room for chunks
+        // beside the coefficients), or chunks without the lean step, give
+        // no plan; the least a streamed placement needs is exactly enough.
         assert!(StreamPlan::new(p, lean).is_none());
-        let least = lean + min_chunk_room();
+        let least = lean.max(coeffs + min_chunk_room());
         let plan = StreamPlan::new(p, least).expect("the minimum admits a plan");
         // Each curve's share holds at least its smallest chunk (the one
         // with the larger need exactly that).
         assert!(plan.chunks.0 >= MIN_STREAM_CHUNK && plan.chunks.1 >= MIN_STREAM_CHUNK);
         assert!(plan.chunks.0 == MIN_STREAM_CHUNK || plan.chunks.1 == MIN_STREAM_CHUNK);
         assert!(StreamPlan::new(p, least - 1).is_none());
+        let big = 1usize << 27;
+        let q = QueryCounts {
+            h: big - 1,
+            l: big,
+            a: big,
+            b: big,
+        };
+        let chunks_only = coeffs_bytes(big) + 3 * G;
+        assert!(chunks_only < lean_bytes(big));
+        assert!(StreamPlan::new(q, chunks_only).is_none());
+        assert!(StreamPlan::new(q, lean_bytes(big)).is_some());
+    }
+
+    /// The case the time-sharing is for: 32 GiB PoRep (2^27 domain, 130 M
+    /// aux variables; a 4.2 GB witness, matrices of 5.77 GB, the largest
+    /// ≈ 2.3 GB) under a 16 GiB limit: one matrix at a time, and G1 chunks
+    /// of 2^23 bases (with the H step's memory counted beside the chunks
+    /// too, they were 2^18, and each chunk's fixed costs made the passes
+    /// 16.8 s of kernels per partition on an H100).
+    #[test]
+    fn a_32_gib_porep_partition_streams_large_chunks_under_16_gib() {
+        const G: u64 = 1 << 30;
+        let n = 1usize << 27;
+        let q = QueryCounts {
+            h: n - 1,
+            l: 130_278_869,
+            a: 130_278_878,
+            b: 130_278_878,
+        };
+        let mut plan = StreamPlan::new(q, 16 * G).unwrap();
+        let mode = plan.admit(
+            cuzk_synth::compiled::CircuitKey {
+                shape: cuzk_synth::Shape {
+                    num_inputs: 1,
+                    num_aux: 1,
+                    num_constraints: 1,
+                },
+                trace_hash: 0,
+                structure_hash: 32,
+            },
+            4_197_989_600,
+            5_770_000_000,
+            2_300_000_000,
+        );
+        assert_eq!(mode, Some(RecordMode::PerMatrix));
+        // G1: 2/3 of 16 GiB less the coefficients (4.06 GiB) holds 2^23
+        // (6.5 GiB with its scratch), G2: 1/3 holds 2^22 (2.9 GiB).
+        assert_eq!(plan.chunks, (1 << 23, 1 << 22));
     }
 }

@@ -521,7 +521,8 @@ impl Backend for GpuBackend {
             std::mem::take(&mut pa.c),
         ];
         let view = &pa;
-        let h_path = || -> Result<(G1Projective, Option<std::thread::JoinHandle<()>>)> {
+        // `held`: the caller holds the device lock for the whole partition.
+        let h_path = |held: bool| -> Result<(G1Projective, Option<std::thread::JoinHandle<()>>)> {
             let (coeffs, abc_freeing) = if let Some(d) = &view.deferred {
                 let h = match record_mode {
                     Some(mode) => {
@@ -567,7 +568,12 @@ impl Backend for GpuBackend {
                 drop(pins);
                 (coeffs, free_in_background(abc))
             };
-            let _g = self.device_lock.lock();
+            if streamed {
+                // The H step's other buffers (its second one, the witness)
+                // go back to the device for the MSM passes' chunks.
+                self.ntt.buffers().release_held();
+            }
+            let _g = (!held).then(|| self.device_lock.lock());
             let h = match &resident {
                 Some(b) => h_times.time("msm_h", || {
                     b.h.msm_device_prefix(0, &coeffs, n_h)
@@ -579,40 +585,65 @@ impl Backend for GpuBackend {
                 }
             };
             // The MSM has finished with the coefficients (it waits for its
-            // result): back to the H step's pool.
-            self.ntt.buffers().put(coeffs, &self.stream);
+            // result): back to the H step's pool, or to the device for the
+            // other passes' chunks.
+            if streamed {
+                drop(coeffs);
+            } else {
+                self.ntt.buffers().put(coeffs, &self.stream);
+            }
             h.map(|h| (h, abc_freeing))
         };
         let t_classify = std::time::Instant::now();
-        let (splits, h) = std::thread::scope(|sc| {
-            let h = sc.spawn(h_path);
+        // A streamed partition has the device to itself from its H step to
+        // its last MSM pass, whose memory the two phases time-share
+        // (budget::StreamPlan); its classification runs first, beside the
+        // partition that has the device. A resident one classifies beside
+        // its own H path and takes the device lock for its MSMs only.
+        let (splits, h, whole) = if streamed {
             let splits = split_all(view).map(|s| (s, t_classify.elapsed()));
-            (splits, h.join())
-        });
+            let whole = self.device_lock.lock();
+            // The scratch the MSM pool kept from the last partition's
+            // passes, back to the device for this H step.
+            cuzk_msm::gpu::release_scratch(&self.device).map_err(Groth16Error::from)?;
+            (splits, Ok(h_path(true)), Some(whole))
+        } else {
+            let (splits, h) = std::thread::scope(|sc| {
+                let h = sc.spawn(|| h_path(false));
+                let splits = split_all(view).map(|s| (s, t_classify.elapsed()));
+                (splits, h.join())
+            });
+            (splits, h, None)
+        };
         let (h, abc_freeing) = h.map_err(|_| Groth16Error::Backend {
             backend: self.name(),
             message: "the H step's thread panicked".into(),
         })??;
         let (splits, classify_time) = splits?;
-        // Classification ran beside the H path: only the part of it that
-        // outlasted the H path adds to the partition's wall time.
-        let extra = classify_time.saturating_sub(h_times.total());
-        timings.beside("classify", t_classify, classify_time);
-        timings.merge(&h_times);
-        if !extra.is_zero() {
-            timings.add("classify_wait", extra);
+        if streamed {
+            timings.add_at("classify", t_classify, classify_time);
+        } else {
+            // Classification ran beside the H path: only the part of it
+            // that outlasted the H path adds to the partition's wall time.
+            let extra = classify_time.saturating_sub(h_times.total());
+            timings.beside("classify", t_classify, classify_time);
+            if !extra.is_zero() {
+                timings.add("classify_wait", extra);
+            }
         }
+        timings.merge(&h_times);
 
         // The aux assignment (4.3 GB at 2^27) has served classification and
         // the H path: freed beside the L, A, B MSMs rather than after them.
         let aux_freeing = free_in_background(std::mem::take(&mut pa.aux_assignment));
 
-        let _g = self.device_lock.lock();
+        let _g = whole.is_none().then(|| self.device_lock.lock());
         let inputs = &pa.input_assignment;
         let lab = match &resident {
             Some(b) => self.resident_lab(b, inputs, &splits, timings)?,
             None => self.streamed_lab(params, inputs, &splits, timings)?,
         };
+        drop(whole);
         // Joined before returning, so the memory is back before the
         // partition's reservation is. Only `drop` runs there; a panic in it
         // is not this proof's.

@@ -607,6 +607,15 @@ mod device {
         })
     }
 
+    /// Hands the MSM scratch that `device`'s stream-ordered pool keeps
+    /// between MSMs back to the device.
+    pub(crate) fn dev_release_scratch(device: &cuzk_gpu::Device) -> Result<(), MsmError> {
+        device.bind()?;
+        // SAFETY: no arguments; changes only the bound device's pool
+        // settings and frees memory no allocation holds.
+        check(unsafe { sys::cuzk_msm_dev_release_scratch() })
+    }
+
     /// Enqueues every bucket of the accumulator `acc` (width `window`) set
     /// to infinity.
     pub(crate) fn dev_buckets_clear<C: GpuPoint>(

@@ -287,6 +287,18 @@ pub fn stream_input_bytes(chunk: usize) -> u64 {
     3 * per
 }
 
+/// Hands back to `device` the MSM scratch its stream-ordered pool keeps
+/// between MSMs (up to the largest an MSM of this process needed), so that
+/// buffers of the caller's can use that memory until the next MSM, which
+/// maps its scratch again (20–27 ms for a G1 MSM of 2^27 points on the
+/// H200). Call it once every MSM on the
+/// device has finished: a streamed placement does, between a partition's
+/// MSM passes and the next partition's H step, which time-share the device.
+#[cfg(feature = "cuda")]
+pub fn release_scratch(device: &cuzk_gpu::Device) -> Result<(), MsmError> {
+    ffi::dev_release_scratch(device)
+}
+
 /// [`scratch_bytes`] for an MSM of `n` points against precomputed bases.
 pub fn scratch_bytes_precomputed<C: GpuPoint>(n: usize, pre: Precomputed) -> u64 {
     if n == 0 {

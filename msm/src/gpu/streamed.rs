@@ -155,17 +155,18 @@ impl<'h, C: GpuPoint> StreamedBases<'h, C> {
                 },
             )
             .collect::<Result<Vec<_>, _>>()?;
-        // The buckets of every MSM part, and their window sums (poisoned).
+        // The buckets of every MSM part, and their window sums (poisoned),
+        // when the pass has an MSM part.
         let mut acc = match points.iter().any(Option::is_none) {
             true => {
                 let mut acc = DeviceBuffer::alloc(dev, accumulator_slots(window))?;
                 ffi::dev_buckets_clear(&mut acc, window, comp)?;
-                Some(acc)
+                let mut win = DeviceBuffer::<C>::alloc(dev, bucket_slots(window, 1))?;
+                win.memset(comp, 0xA5)?;
+                Some((acc, win))
             }
             false => None,
         };
-        let mut win = DeviceBuffer::<C>::alloc(dev, bucket_slots(window, 1))?;
-        win.memset(comp, 0xA5)?;
         let uploaded = [Event::new(dev)?, Event::new(dev)?];
         let consumed = [Event::new(dev)?, Event::new(dev)?];
         let staged_ev = [Event::new(dev)?, Event::new(dev)?, Event::new(dev)?];
@@ -265,7 +266,7 @@ impl<'h, C: GpuPoint> StreamedBases<'h, C> {
                     let (_, o, part) = &plan.parts[p];
                     let out = match (&mut points[p], &mut acc) {
                         (Some(point), _) => Out::Point(point),
-                        (None, Some(acc)) => Out::Buckets(acc, window),
+                        (None, Some((acc, _))) => Out::Buckets(acc, window),
                         (None, None) => return Err(MsmError::TooFewBases { have: 0, need: 1 }),
                     };
                     self.enqueue(
@@ -290,8 +291,8 @@ impl<'h, C: GpuPoint> StreamedBases<'h, C> {
             }
             let r = 4 * order.len();
             marks[r].record(comp)?;
-            if let Some(acc) = &mut acc {
-                ffi::dev_buckets_reduce(acc, window, &mut win, comp)?;
+            if let Some((acc, win)) = &mut acc {
+                ffi::dev_buckets_reduce(acc, window, win, comp)?;
             }
             marks[r + 1].record(comp)?;
             comp.synchronize()?;
@@ -310,7 +311,7 @@ impl<'h, C: GpuPoint> StreamedBases<'h, C> {
         for point in points.iter().flatten() {
             sum += point.to_vec(comp)?[0].to_curve();
         }
-        if acc.is_some() {
+        if let Some((_, win)) = &acc {
             sum += combine_windows(&win.to_vec(comp)?, window);
         }
         stats.wall = t.elapsed();
