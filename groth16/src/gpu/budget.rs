@@ -485,13 +485,15 @@ mod tests {
             trace_hash: 0,
             structure_hash: h,
         };
-        let n = 1usize << 20;
-        let p = QueryCounts {
+        // A set of `n` variables over a domain of `n`.
+        let square = |n: usize| QueryCounts {
             h: n - 1,
             l: n,
             a: n,
             b: n,
         };
+        let n = 1usize << 20;
+        let p = square(n);
         let (lean, coeffs) = (lean_bytes(n), coeffs_bytes(n));
         let room = lean + 3 * G;
         // The MSM phase of a plan: the coefficients, the kept matrices and
@@ -548,12 +550,7 @@ mod tests {
         assert!(plan.chunks.0 == MIN_STREAM_CHUNK || plan.chunks.1 == MIN_STREAM_CHUNK);
         assert!(StreamPlan::new(p, least - 1).is_none());
         let big = 1usize << 27;
-        let q = QueryCounts {
-            h: big - 1,
-            l: big,
-            a: big,
-            b: big,
-        };
+        let q = square(big);
         let chunks_only = coeffs_bytes(big) + 3 * G;
         assert!(chunks_only < lean_bytes(big));
         assert!(StreamPlan::new(q, chunks_only).is_none());
