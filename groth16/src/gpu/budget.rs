@@ -143,15 +143,22 @@ fn min_chunk_room() -> u64 {
 /// host memory), and what it is made of.
 pub fn min_device_bytes(params: &Parameters) -> (u64, String) {
     let gib = |x: u64| format!("{:.1} GiB", x as f64 / (1u64 << 30) as f64);
-    let n = params.domain_size() as u64;
-    (
-        streamed_bytes(params),
+    let n = params.domain_size();
+    let (h_step, passes) = (lean_bytes(n), coeffs_bytes(n) + min_chunk_room());
+    let detail = if h_step >= passes {
         format!(
             "bases streamed from host memory; the H step's two buffers of 2^{} elements {}",
             n.trailing_zeros(),
-            gib(2 * n * 32)
-        ),
-    )
+            gib(h_step)
+        )
+    } else {
+        format!(
+            "bases streamed from host memory; the H coefficients ({}) beside the smallest chunks {}",
+            gib(coeffs_bytes(n)),
+            gib(passes)
+        )
+    };
+    (streamed_bytes(params), detail)
 }
 
 /// Where a streamed placement computes a recorded circuit's a, b, c.
