@@ -521,8 +521,7 @@ impl Backend for GpuBackend {
             std::mem::take(&mut pa.c),
         ];
         let view = &pa;
-        // `held`: the caller holds the device lock for the whole partition.
-        let h_path = |held: bool| -> Result<(G1Projective, Option<std::thread::JoinHandle<()>>)> {
+        let h_path = || -> Result<(G1Projective, Option<std::thread::JoinHandle<()>>)> {
             let (coeffs, abc_freeing) = if let Some(d) = &view.deferred {
                 let h = match record_mode {
                     Some(mode) => {
@@ -573,7 +572,8 @@ impl Backend for GpuBackend {
                 // go back to the device for the MSM passes' chunks.
                 self.ntt.buffers().release_held();
             }
-            let _g = (!held).then(|| self.device_lock.lock());
+            // A streamed partition's caller holds the lock already.
+            let _g = (!streamed).then(|| self.device_lock.lock());
             let h = match &resident {
                 Some(b) => h_times.time("msm_h", || {
                     b.h.msm_device_prefix(0, &coeffs, n_h)
@@ -606,10 +606,10 @@ impl Backend for GpuBackend {
             // The scratch the MSM pool kept from the last partition's
             // passes, back to the device for this H step.
             cuzk_msm::gpu::release_scratch(&self.device).map_err(Groth16Error::from)?;
-            (splits, Ok(h_path(true)), Some(whole))
+            (splits, Ok(h_path()), Some(whole))
         } else {
             let (splits, h) = std::thread::scope(|sc| {
-                let h = sc.spawn(|| h_path(false));
+                let h = sc.spawn(h_path);
                 let splits = split_all(view).map(|s| (s, t_classify.elapsed()));
                 (splits, h.join())
             });
