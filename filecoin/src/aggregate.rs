@@ -1,25 +1,32 @@
 //! SnarkPack aggregation of seal proofs: the C2 proofs of N sectors of one
 //! proof type → one aggregate, the bytes filecoin-proofs'
 //! `aggregate_seal_commit_proofs` makes for the same inputs and aggregate
-//! version (it makes them here), from the inner-product SRS file in the
-//! parameter directory ([`check_srs`]).
+//! version, made by [`cuzk_snarkpack`] (its pairing products on every
+//! core) from the inner-product SRS file in the parameter directory
+//! ([`check_srs`], [`read_srs`]).
 //!
-//! Nothing is aggregated that filecoin-proofs' verifier would reject: every
-//! input proof is verified against its own statement first (a batch
-//! verification, then one by one to name the bad sector), and the
+//! Nothing is returned that filecoin-proofs' verifier would reject: the
 //! aggregate is verified with `verify_aggregate_seal_commit_proofs` before
-//! it is returned.
+//! it is returned, which checks every input proof too; when it fails, each
+//! input proof is verified against its own statement to name the bad
+//! sector.
 
 use std::path::Path;
 
 use base64::Engine as _;
-use bellperson::groth16::aggregate::AggregateVersion;
-use filecoin_proofs::{PoRepConfig, SealCommitOutput};
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+
+use bellperson::groth16::aggregate::{AggregateVersion, GenericSRS};
+use bellperson::groth16::Proof;
+use cuzk_field::Bls12;
+use filecoin_proofs::PoRepConfig;
+use storage_proofs_core::api_version::ApiFeature;
 use storage_proofs_core::merkle::MerkleTreeTrait;
 
 use crate::c1::{format_size, parse_hex32, parse_prover_id, C1Public, SealProofKind};
 use crate::error::{proofs, FilecoinError, Result};
-use crate::params::{check_srs, use_param_dir};
+use crate::params::{check_srs, locate_srs, read_srs, use_param_dir};
 use crate::with_tree;
 
 /// The most partition proofs one aggregate holds: Filecoin's largest
@@ -275,10 +282,11 @@ pub fn check_request(req: &AggregateRequest) -> Result<()> {
     Ok(())
 }
 
-/// Aggregates `req`'s seal proofs: checks the request, verifies every
-/// proof for its statement ([`FilecoinError::SealInvalid`] names the first
-/// that fails), aggregates as filecoin-proofs does and verifies the
-/// aggregate before returning its bytes.
+/// Aggregates `req`'s seal proofs: checks the request, aggregates as
+/// filecoin-proofs does and verifies the aggregate before returning its
+/// bytes. When the aggregate cannot be made or does not verify, every
+/// proof is verified for its own statement and
+/// [`FilecoinError::SealInvalid`] names the first that fails.
 pub fn aggregate_seals(req: &AggregateRequest, param_dir: &Path) -> Result<Vec<u8>> {
     check_request(req)?;
     check_srs(param_dir, &req.kind, req.seals.len())?;
@@ -329,70 +337,138 @@ fn aggregate_tree<Tree: 'static + MerkleTreeTrait>(
     req: &AggregateRequest,
 ) -> Result<Vec<u8>> {
     let st: Vec<SealStatement> = req.seals.iter().map(|s| s.statement).collect();
-    let all_good = filecoin_proofs::verify_batch_seal::<Tree>(
+    // The aggregate's verification checks every input proof's Groth16
+    // equation (under the transcript's random combination), so when it
+    // passes no input needs its own check: that batch verification cost
+    // as much as the aggregation itself (1024 2 KiB proofs on 2 cores).
+    let made = make(
         config,
         &st.iter().map(|s| s.public.comm_r).collect::<Vec<_>>(),
-        &st.iter().map(|s| s.public.comm_d).collect::<Vec<_>>(),
-        &st.iter().map(|s| s.prover_id).collect::<Vec<_>>(),
-        &st.iter().map(|s| s.sector_id.into()).collect::<Vec<_>>(),
-        &st.iter().map(|s| s.public.ticket).collect::<Vec<_>>(),
         &st.iter().map(|s| s.public.seed).collect::<Vec<_>>(),
         &req.seals.iter().map(|s| &s.proof[..]).collect::<Vec<_>>(),
-    )
-    // Bytes that do not decode to points fail the batch as an error.
-    .unwrap_or(false);
-    if !all_good {
-        for (index, s) in req.seals.iter().enumerate() {
-            let ok = filecoin_proofs::verify_seal::<Tree>(
-                config,
-                s.statement.public.comm_r,
-                s.statement.public.comm_d,
-                s.statement.prover_id,
-                s.statement.sector_id.into(),
-                s.statement.public.ticket,
-                s.statement.public.seed,
-                &s.proof,
-            )
-            .unwrap_or(false);
-            if !ok {
-                return Err(FilecoinError::SealInvalid {
-                    index,
-                    sector_id: s.statement.sector_id,
-                });
-            }
+        req.version,
+    );
+    let failure = match made {
+        Ok(agg) if verify_tree::<Tree>(config, req.version, &st, &agg)? => return Ok(agg),
+        Ok(_) => FilecoinError::AggregateUnverified,
+        Err(e) => e,
+    };
+    // Name the first proof that does not verify for its own statement
+    // (bytes that are not points included); if every one does, the
+    // failure is the aggregate's own.
+    for (index, s) in req.seals.iter().enumerate() {
+        let ok = filecoin_proofs::verify_seal::<Tree>(
+            config,
+            s.statement.public.comm_r,
+            s.statement.public.comm_d,
+            s.statement.prover_id,
+            s.statement.sector_id.into(),
+            s.statement.public.ticket,
+            s.statement.public.seed,
+            &s.proof,
+        )
+        .unwrap_or(false);
+        if !ok {
+            return Err(FilecoinError::SealInvalid {
+                index,
+                sector_id: s.statement.sector_id,
+            });
         }
     }
-    let agg = make::<Tree>(
-        config,
-        &st.iter().map(|s| s.public.comm_r).collect::<Vec<_>>(),
-        &st.iter().map(|s| s.public.seed).collect::<Vec<_>>(),
-        req.seals
-            .iter()
-            .map(|s| SealCommitOutput {
-                proof: s.proof.clone(),
-            })
-            .collect(),
-        req.version,
-    )?;
-    if !verify_tree::<Tree>(config, req.version, &st, &agg)? {
-        return Err(FilecoinError::AggregateUnverified);
-    }
-    Ok(agg)
+    Err(failure)
 }
 
-/// The one call of filecoin-proofs' aggregator: sectors' C2 proofs
-/// (`outputs`, with their comm_r and seeds, in aggregate order) → the
-/// aggregate's bytes. Also the last step of a non-interactive PoRep's C2
-/// (`porep::finish_c2`: one sector, its partition proofs).
-pub(crate) fn make<Tree: 'static + MerkleTreeTrait>(
+/// The process's SnarkPack SRS: the file in filecoin-proofs' parameter
+/// directory ([`use_param_dir`]), read up to the most powers asked so far
+/// (filecoin-proofs likewise keeps its specialised SRS per count).
+static SRS: Mutex<Option<(PathBuf, Arc<GenericSRS<Bls12>>)>> = Mutex::new(None);
+
+fn srs(powers: usize) -> Result<Arc<GenericSRS<Bls12>>> {
+    let dir = PathBuf::from(&storage_proofs_core::settings::SETTINGS.parameter_cache);
+    let path = locate_srs(&dir)?;
+    let mut held = SRS.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some((p, s)) = &*held {
+        if *p == path && s.h_beta_powers.len() >= powers {
+            return Ok(s.clone());
+        }
+    }
+    let s = Arc::new(read_srs(&path, powers)?);
+    *held = Some((path, s.clone()));
+    Ok(s)
+}
+
+/// Sectors' C2 proofs (`outputs`, with their comm_r and seeds, in aggregate
+/// order) → the aggregate's bytes, exactly as filecoin-proofs'
+/// `aggregate_seal_commit_proofs` makes them: every partition proof in
+/// order, padded to a power of two (at least 2) by repeating the last,
+/// SHA-256 of the (seed, comm_r) pairs (comm_rs alone for non-interactive
+/// PoRep, whose challenges take no seed) as the transcript input, and
+/// `cuzk_snarkpack`'s prover. Also the last step of a non-interactive
+/// PoRep's C2 (`porep::finish_c2`: one sector, its partition proofs).
+pub(crate) fn make(
     config: &PoRepConfig,
     comm_rs: &[[u8; 32]],
     seeds: &[[u8; 32]],
-    outputs: Vec<SealCommitOutput>,
+    outputs: &[&[u8]],
     version: AggregateVersion,
 ) -> Result<Vec<u8>> {
-    filecoin_proofs::aggregate_seal_commit_proofs::<Tree>(config, comm_rs, seeds, &outputs, version)
-        .map_err(proofs)
+    use filecoin_proofs::constants::{
+        FIP92_MAX_NI_POREP_AGGREGATION_PROOFS, FIP92_MIN_NI_POREP_AGGREGATION_PROOFS,
+    };
+    use sha2::{Digest, Sha256};
+    let ni = config.feature_enabled(ApiFeature::NonInteractivePoRep);
+    if outputs.is_empty() {
+        return Err(bad("no seal proofs to aggregate".into()));
+    }
+    if ni
+        && outputs.len() > 1
+        && !(FIP92_MIN_NI_POREP_AGGREGATION_PROOFS..=FIP92_MAX_NI_POREP_AGGREGATION_PROOFS)
+            .contains(&outputs.len())
+    {
+        return Err(bad(format!(
+            "{} non-interactive sectors; FIP-0092 aggregates {FIP92_MIN_NI_POREP_AGGREGATION_PROOFS}..={FIP92_MAX_NI_POREP_AGGREGATION_PROOFS}",
+            outputs.len()
+        )));
+    }
+    let partitions = usize::from(config.partitions);
+    let mut proofs = Vec::with_capacity(outputs.len() * partitions);
+    for (i, bytes) in outputs.iter().enumerate() {
+        if bytes.len() != partitions * cuzk_groth16::PROOF_BYTES {
+            return Err(bad(format!(
+                "sector {i}: a {}-byte seal proof; {partitions} partitions make {}",
+                bytes.len(),
+                partitions * cuzk_groth16::PROOF_BYTES
+            )));
+        }
+        for (k, p) in bytes.chunks_exact(cuzk_groth16::PROOF_BYTES).enumerate() {
+            proofs.push(Proof::<Bls12>::read(p).map_err(|e| {
+                bad(format!(
+                    "sector {i}, partition {k}: not a Groth16 proof: {e}"
+                ))
+            })?);
+        }
+    }
+    let target = proofs.len().next_power_of_two().max(2);
+    let last = proofs[proofs.len() - 1].clone();
+    proofs.resize(target, last);
+
+    let mut h = Sha256::new();
+    if ni {
+        comm_rs.iter().for_each(|c| h.update(c));
+    } else {
+        for (seed, comm_r) in seeds.iter().zip(comm_rs) {
+            h.update(seed);
+            h.update(comm_r);
+        }
+    }
+    let include: [u8; 32] = h.finalize().into();
+
+    let srs = srs(2 * target)?;
+    let agg = cuzk_snarkpack::aggregate(&srs, &include, &proofs, version)?;
+    let mut out = Vec::new();
+    agg.write(&mut out)
+        .map_err(|e| bad(format!("writing the aggregate: {e}")))?;
+    Ok(out)
 }
 
 fn verify_tree<Tree: 'static + MerkleTreeTrait>(

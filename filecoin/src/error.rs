@@ -188,6 +188,10 @@ pub enum FilecoinError {
         /// Its sector number.
         sector_id: u64,
     },
+    /// The SnarkPack prover refused its input (a count that is not a
+    /// power of two, an SRS too short for it).
+    #[error("aggregate: {0}")]
+    Snarkpack(#[from] cuzk_snarkpack::SnarkpackError),
     /// The aggregate made failed filecoin-proofs' verification; it is not
     /// returned.
     #[error("aggregate: the aggregate failed its own verification and was not written")]

@@ -25,9 +25,10 @@
 //!   [`verify_snap`] with filecoin-proofs' `verify_empty_sector_update_proof`),
 //!   same bytes format as `generate_empty_sector_update_proof_with_vanilla`.
 //! - [`aggregate`]: SnarkPack aggregates of N sectors' seal proofs
-//!   ([`aggregate_seals`], made and checked by filecoin-proofs'
-//!   `aggregate_seal_commit_proofs` / `verify_aggregate_seal_commit_proofs`,
-//!   every input proof verified first), from a JSON manifest
+//!   ([`aggregate_seals`]: the bytes of filecoin-proofs'
+//!   `aggregate_seal_commit_proofs`, made by `cuzk-snarkpack` and checked
+//!   by `verify_aggregate_seal_commit_proofs`, a failure naming the input
+//!   proof that does not verify), from a JSON manifest
 //!   ([`AggregateRequest::parse`]).
 //! - [`params`]: every proof kind's parameter file by its standard name
 //!   ([`ProofKind::params_file_name`], [`locate`]).

@@ -16,10 +16,13 @@ use crate::error::{proofs, FilecoinError, Result};
 use crate::post::PostProofKind;
 use crate::snap::SnapProofKind;
 use crate::with_tree;
+use bellperson::groth16::aggregate::GenericSRS;
+use cuzk_field::{Bls12, G1Affine, G2Affine};
 use cuzk_groth16::ParamsInfo;
 use cuzk_synth::Shape;
 use filecoin_hashers::poseidon::PoseidonHasher;
 use filecoin_proofs::{PoRepConfig, PoStConfig};
+use group::GroupEncoding;
 use std::path::{Path, PathBuf};
 use storage_proofs_core::{
     merkle::MerkleTreeTrait,
@@ -129,55 +132,127 @@ pub fn locate_srs(dir: &Path) -> Result<PathBuf> {
 /// (storage-proofs-core's `read_srs`: `(2 << 14) + 1`).
 const SRS_READ_POINTS: u64 = (2 << 14) + 1;
 
-/// [`locate_srs`], then checks the file's layout before filecoin-proofs
-/// maps it (bellperson's reader indexes the map unchecked and its
-/// specialiser asserts; a truncated or small file would panic there):
-/// four vectors (G1 α, G1 β, G2 α, G2 β powers), each a big-endian `u32`
-/// count and that many compressed points (48 and 96 bytes), each holding
-/// the `2 · proofs` powers an aggregate of `sectors` sectors of `kind`
-/// needs (`proofs`: their partition proofs, padded as filecoin-proofs
-/// pads them, [`crate::aggregate::padded_proofs`]).
-pub fn check_srs(dir: &Path, kind: &SealProofKind, sectors: usize) -> Result<PathBuf> {
+/// The SRS file's four vectors, in file order: name and the bytes of one
+/// compressed point.
+const SRS_VECTORS: [(&str, u64); 4] = [("G1 α", 48), ("G1 β", 48), ("G2 α", 96), ("G2 β", 96)];
+
+/// Walks the SRS file's layout: four vectors (G1 α, G1 β, G2 α, G2 β
+/// powers), each a big-endian `u32` count and that many compressed points.
+/// Returns each vector's first point's offset and its count; a file that
+/// ends inside its layout is a [`FilecoinError::ParamsMismatch`].
+fn srs_layout(path: &Path) -> Result<(std::fs::File, [(u64, u64); 4])> {
     use std::io::{Read, Seek, SeekFrom};
-    let proofs = crate::aggregate::padded_proofs(kind, sectors)?;
-    let path = locate_srs(dir)?;
     let mismatch = |detail: String| FilecoinError::ParamsMismatch {
-        path: path.clone(),
+        path: path.to_path_buf(),
         detail,
     };
-    let mut f = std::fs::File::open(&path).map_err(|e| FilecoinError::file(&path, e))?;
+    let mut f = std::fs::File::open(path).map_err(|e| FilecoinError::file(path, e))?;
     let size = f
         .metadata()
-        .map_err(|e| FilecoinError::file(&path, e))?
+        .map_err(|e| FilecoinError::file(path, e))?
         .len();
     let mut at = 0u64;
-    for (name, point) in [("G1 α", 48u64), ("G1 β", 48), ("G2 α", 96), ("G2 β", 96)] {
+    let mut out = [(0u64, 0u64); 4];
+    for (i, (name, point)) in SRS_VECTORS.iter().enumerate() {
         if at + 4 > size {
             return Err(mismatch(format!(
                 "the SRS file ends ({size} bytes) before its {name} powers' count"
             )));
         }
         f.seek(SeekFrom::Start(at))
-            .map_err(|e| FilecoinError::file(&path, e))?;
+            .map_err(|e| FilecoinError::file(path, e))?;
         let mut len = [0u8; 4];
         f.read_exact(&mut len)
-            .map_err(|e| FilecoinError::file(&path, e))?;
+            .map_err(|e| FilecoinError::file(path, e))?;
         let len = u64::from(u32::from_be_bytes(len));
+        out[i] = (at + 4, len);
         at += 4 + len * point;
         if at > size {
             return Err(mismatch(format!(
                 "the SRS file ({size} bytes) is truncated: its {len} {name} powers end at byte {at}"
             )));
         }
+    }
+    Ok((f, out))
+}
+
+/// [`locate_srs`], then checks the file's layout ([`srs_layout`]) and that
+/// each vector holds the `2 · proofs` powers an aggregate of `sectors`
+/// sectors of `kind` needs (`proofs`: their partition proofs, padded as
+/// filecoin-proofs pads them, [`crate::aggregate::padded_proofs`]) within
+/// the first `(2 << 14) + 1`, all filecoin-proofs' verifier reads.
+pub fn check_srs(dir: &Path, kind: &SealProofKind, sectors: usize) -> Result<PathBuf> {
+    let proofs = crate::aggregate::padded_proofs(kind, sectors)?;
+    let path = locate_srs(dir)?;
+    let (_, layout) = srs_layout(&path)?;
+    for ((name, _), (_, len)) in SRS_VECTORS.iter().zip(layout) {
         let usable = len.min(SRS_READ_POINTS);
         if usable < 2 * proofs as u64 {
-            return Err(mismatch(format!(
-                "the SRS has {usable} usable {name} powers; an aggregate of {proofs} proofs needs {}",
-                2 * proofs
-            )));
+            return Err(FilecoinError::ParamsMismatch {
+                path: path.clone(),
+                detail: format!(
+                    "the SRS has {usable} usable {name} powers; an aggregate of {proofs} proofs needs {}",
+                    2 * proofs
+                ),
+            });
         }
     }
     Ok(path)
+}
+
+/// The first `powers` points of each of the SRS file's four vectors,
+/// decoded (on-curve and subgroup checks, as bellperson's reader does) on
+/// every core. A short vector or a point that does not decode is a
+/// [`FilecoinError::ParamsMismatch`].
+pub fn read_srs(path: &Path, powers: usize) -> Result<GenericSRS<Bls12>> {
+    use rayon::prelude::*;
+    use std::io::{Read, Seek, SeekFrom};
+    let mismatch = |detail: String| FilecoinError::ParamsMismatch {
+        path: path.to_path_buf(),
+        detail,
+    };
+    let (mut f, layout) = srs_layout(path)?;
+    let mut raw: Vec<Vec<u8>> = Vec::with_capacity(4);
+    for ((name, point), (at, len)) in SRS_VECTORS.iter().zip(layout) {
+        if len < powers as u64 {
+            return Err(mismatch(format!(
+                "the SRS has {len} {name} powers; {powers} are needed"
+            )));
+        }
+        let mut buf = vec![0u8; powers * *point as usize];
+        f.seek(SeekFrom::Start(at))
+            .map_err(|e| FilecoinError::file(path, e))?;
+        f.read_exact(&mut buf)
+            .map_err(|e| FilecoinError::file(path, e))?;
+        raw.push(buf);
+    }
+    // bellperson's reader decodes with `GroupEncoding::from_bytes` too:
+    // compressed, on the curve and in the subgroup.
+    fn decode<C: GroupEncoding + Send>(raw: &[u8]) -> std::result::Result<Vec<C>, usize> {
+        let size = C::Repr::default().as_ref().len();
+        raw.par_chunks_exact(size)
+            .enumerate()
+            .map(|(i, c)| {
+                let mut r = C::Repr::default();
+                r.as_mut().copy_from_slice(c);
+                Option::from(C::from_bytes(&r)).ok_or(i)
+            })
+            .collect()
+    }
+    let bad = |k: usize| {
+        move |i: usize| {
+            mismatch(format!(
+                "SRS {} power {i} is not a point of the group",
+                SRS_VECTORS[k].0
+            ))
+        }
+    };
+    Ok(GenericSRS {
+        g_alpha_powers: decode::<G1Affine>(&raw[0]).map_err(bad(0))?,
+        g_beta_powers: decode::<G1Affine>(&raw[1]).map_err(bad(1))?,
+        h_alpha_powers: decode::<G2Affine>(&raw[2]).map_err(bad(2))?,
+        h_beta_powers: decode::<G2Affine>(&raw[3]).map_err(bad(3))?,
+    })
 }
 
 /// The parameter file `name` (a standard name, see

@@ -181,9 +181,9 @@ pub fn prove_c2(c1: &C1Output, opts: &C2Options<'_>) -> Result<ProofOutput> {
 
 /// The C2 bytes of a proof from its partition proofs (concatenated, in
 /// partition order): those bytes themselves, or for non-interactive PoRep
-/// their SnarkPack aggregate, made as filecoin-proofs' `seal_commit_phase2`
-/// makes it (`aggregate_seal_commit_proofs` over this one sector,
-/// aggregate version 2) from the SRS file in `param_dir`
+/// their SnarkPack aggregate, the bytes filecoin-proofs' `seal_commit_phase2`
+/// makes (`aggregate_seal_commit_proofs` over this one sector, aggregate
+/// version 2), made by `aggregate::make` from the SRS file in `param_dir`
 /// ([`check_srs`]).
 pub fn finish_c2(c1: &C1Output, partition_proofs: Vec<u8>, param_dir: &Path) -> Result<Vec<u8>> {
     if !c1.kind.aggregated() {
@@ -202,22 +202,11 @@ pub fn finish_c2(c1: &C1Output, partition_proofs: Vec<u8>, param_dir: &Path) -> 
         ));
     }
     use_param_dir(param_dir)?;
-    with_tree!(
-        c1.kind.sector_size,
-        aggregate_tree(&config, &c1.public, partition_proofs)
-    )
-}
-
-fn aggregate_tree<Tree: 'static + MerkleTreeTrait>(
-    config: &PoRepConfig,
-    p: &C1Public,
-    proof: Vec<u8>,
-) -> Result<Vec<u8>> {
-    crate::aggregate::make::<Tree>(
-        config,
-        &[p.comm_r],
-        &[p.seed],
-        vec![filecoin_proofs::SealCommitOutput { proof }],
+    crate::aggregate::make(
+        &config,
+        &[c1.public.comm_r],
+        &[c1.public.seed],
+        &[&partition_proofs[..]],
         bellperson::groth16::aggregate::AggregateVersion::V2,
     )
 }

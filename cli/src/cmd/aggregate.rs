@@ -54,8 +54,8 @@ fn read_manifest(path: &Path) -> Result<AggregateRequest> {
         .with_context(|| format!("manifest {}", path.display()))
 }
 
-/// Runs `cuzk aggregate porep`: every input proof verified, the aggregate
-/// made and verified, then written.
+/// Runs `cuzk aggregate porep`: the aggregate made and verified (a failure
+/// names the input proof that does not verify), then written.
 pub fn run(ctx: &Ctx, a: &AggregatePorepArgs) -> Result<()> {
     limits::check_outputs(&[("--out", &a.out)], &[("--manifest", &a.manifest)])?;
     let req = read_manifest(&a.manifest)?;
