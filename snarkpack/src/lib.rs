@@ -8,7 +8,7 @@
 //!
 //! What differs is how it is computed:
 //! - every inner pairing product is one multi-Miller loop spread over all
-//!   cores ([`pairing`]'s notes), where bellperson runs each product's
+//!   cores (`pairing`'s notes), where bellperson runs each product's
 //!   Miller loops one after another on one thread;
 //! - the SRS is used as plain point slices (a [`GenericSRS`] read once
 //!   serves every size), with no per-size precomputed tables;
@@ -18,8 +18,8 @@
 //! The protocol (for n proofs, n a power of two): commit to A, B (pairs
 //! with the keys v, w) and C (with v); draw r from the commitments and the
 //! caller's transcript input; prove with GIPA that Π e(Aᵢ, Bᵢ^{rⁱ}) and
-//! Σ rⁱ·Cᵢ are what the commitments hold ([`gipa`]); open the final keys
-//! with KZG ([`kzg`]).
+//! Σ rⁱ·Cᵢ are what the commitments hold (`gipa`); open the final keys
+//! with KZG (`kzg`).
 #![forbid(unsafe_code)]
 
 mod gipa;
