@@ -3,11 +3,14 @@
 //   fp_t  : base field, 12 × 32-bit limbs (381-bit p)
 //   fp2_t : Fp[u]/(u² + 1)
 //   g1_affine_t / g1_xyzz_t over fp_t, g2_affine_t / g2_xyzz_t over fp2_t
-// Byte layouts equal blst's (blst_fr, blst_fp, blst_fp2, blst_p1_affine,
-// blst_p2_affine), Montgomery form, little-endian.
+//   fp12_t: the pairing's target field (ff/fp12.cuh), and the Miller loop
+//           (ec/miller.cuh)
+// Byte layouts equal blst's (blst_fr, blst_fp, blst_fp2, blst_fp12,
+// blst_p1_affine, blst_p2_affine), Montgomery form, little-endian.
 #pragma once
 
 #include "ec/affine.cuh"
+#include "ec/miller.cuh"
 #include "ec/xyzz.cuh"
 #include "ff/fp2.cuh"
 #include "ff/mont_t.cuh"
@@ -69,11 +72,15 @@ using g1_affine_t = affine_t<fp_t>;
 using g1_xyzz_t = xyzz_t<fp_t>;
 using g2_affine_t = affine_t<fp2_t>;
 using g2_xyzz_t = xyzz_t<fp2_t>;
+using fp12_t = fp12<fp_t>;
+using miller_point_t = miller_point<fp_t>;
 
 static_assert(sizeof(fr_t) == 32, "fr_t must match blst_fr");
 static_assert(sizeof(fp_t) == 48, "fp_t must match blst_fp");
 static_assert(sizeof(fp2_t) == 96, "fp2_t must match blst_fp2");
 static_assert(sizeof(g1_affine_t) == 96, "g1_affine_t must match blst_p1_affine");
 static_assert(sizeof(g2_affine_t) == 192, "g2_affine_t must match blst_p2_affine");
+static_assert(sizeof(fp12_t) == 576, "fp12_t must match blst_fp12");
+static_assert(sizeof(miller_point_t) == 288, "CUZK_FT_MILLER_SCRATCH");
 
 }  // namespace cuzk

@@ -27,7 +27,8 @@ device_copy!(u8, u16, u32, u64, u128, i8, i16, i32, i64, i128, f32, f64, usize, 
 unsafe impl<T: DeviceCopy, const N: usize> DeviceCopy for [T; N] {}
 
 // The blstrs types are #[repr(transparent)] over blst's #[repr(C)] structs
-// of u64 limbs (Fr: 4, Fp: 6, Fp2: 12, G1Affine: 12, G2Affine: 24 limbs).
+// of u64 limbs (Fr: 4, Fp: 6, Fp2: 12, G1Affine: 12, G2Affine: 24,
+// Fp12: 72 limbs).
 // Any bits are memory-safe; values ≥ p are merely unreduced, which the
 // differential tests detect.
 // SAFETY: see above: u64 limbs only, no padding, no pointers.
@@ -40,6 +41,8 @@ unsafe impl DeviceCopy for cuzk_field::Fp2 {}
 unsafe impl DeviceCopy for cuzk_field::G1Affine {}
 // SAFETY: as above.
 unsafe impl DeviceCopy for cuzk_field::G2Affine {}
+// SAFETY: as above (blst_fp12: 72 limbs).
+unsafe impl DeviceCopy for cuzk_field::Fp12 {}
 
 /// `len` elements of `T` in device memory, freed on drop.
 #[derive(Debug)]

@@ -163,3 +163,41 @@ fn gpu_poison_is_overwritten_and_lengths_checked() {
     let e = device_field(&s, cuzk_gpu::field_test::FieldOp::Mul, &da, &da, &mut short).unwrap_err();
     assert!(matches!(e, cuzk_gpu::GpuError::InvalidArgument(_)), "{e}");
 }
+
+/// The Miller loop on the device (one thread) against blstrs' pairings
+/// after blst's final exponentiation, and equal to the host twin's value
+/// before it (the same arithmetic).
+#[test]
+#[ignore]
+fn gpu_miller_loop_matches_blst_and_the_host_twin() {
+    use cuzk_field::{Bls12, Curve, Fp12, G1Projective, G2Projective, Group, Gt};
+    use cuzk_gpu::field_test::{device_miller, host_miller};
+    use pairing::Engine;
+    let s = stream();
+    let final_exp = |f: Fp12| Gt::from(Fp12::from(blst::blst_fp12::from(f).final_exp()));
+    let mut rng = ChaCha8Rng::seed_from_u64(11);
+    for n in [1usize, 3, 16] {
+        let p: Vec<G1Affine> = (0..n)
+            .map(|_| G1Projective::random(&mut rng).to_affine())
+            .collect();
+        let q: Vec<G2Affine> = (0..n)
+            .map(|_| G2Projective::random(&mut rng).to_affine())
+            .collect();
+        let got = device_miller(
+            &s,
+            &DeviceBuffer::from_slice(&s, &p).unwrap(),
+            &DeviceBuffer::from_slice(&s, &q).unwrap(),
+        )
+        .unwrap();
+        assert_eq!(
+            got,
+            host_miller(&p, &q).unwrap(),
+            "n = {n}: device and host twin"
+        );
+        let want = p
+            .iter()
+            .zip(&q)
+            .fold(Gt::identity(), |acc, (a, b)| acc + Bls12::pairing(a, b));
+        assert_eq!(final_exp(got), want, "n = {n}");
+    }
+}

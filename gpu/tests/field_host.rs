@@ -6,7 +6,9 @@ mod common;
 
 use common::*;
 use cuzk_field::{Fp, Fp2, Fr, G1Affine, G2Affine};
-use cuzk_gpu::field_test::{host_curve, host_field, host_is_portable, CurveOp, FieldOp};
+use cuzk_gpu::field_test::{
+    host_curve, host_field, host_is_portable, host_miller, CurveOp, FieldOp,
+};
 use cuzk_gpu::GpuError;
 use proptest::prelude::*;
 use rand_chacha::ChaCha8Rng;
@@ -101,4 +103,41 @@ proptest! {
         let inv = host_field(FieldOp::Inv, &[a], &[b]).unwrap();
         prop_assert_eq!(inv[0] * a, <Fp as cuzk_field::Field>::ONE);
     }
+}
+
+/// The Miller loop's product after blst's final exponentiation against
+/// blstrs' pairings: n = 0, 1, 2 and 5 random pairs, and points at
+/// infinity (a factor 1).
+#[test]
+fn miller_loop_matches_blst_after_the_final_exponentiation() {
+    use cuzk_field::{Bls12, Curve, Fp12, G1Projective, G2Projective, Group, Gt, PrimeCurveAffine};
+    use pairing::Engine;
+    let final_exp = |f: Fp12| Gt::from(Fp12::from(blst::blst_fp12::from(f).final_exp()));
+    let mut rng = ChaCha8Rng::seed_from_u64(9);
+    for n in [0usize, 1, 2, 5] {
+        let p: Vec<G1Affine> = (0..n)
+            .map(|_| G1Projective::random(&mut rng).to_affine())
+            .collect();
+        let q: Vec<G2Affine> = (0..n)
+            .map(|_| G2Projective::random(&mut rng).to_affine())
+            .collect();
+        let want = p
+            .iter()
+            .zip(&q)
+            .fold(Gt::identity(), |acc, (a, b)| acc + Bls12::pairing(a, b));
+        assert_eq!(final_exp(host_miller(&p, &q).unwrap()), want, "n = {n}");
+    }
+    let p = [
+        G1Projective::random(&mut rng).to_affine(),
+        G1Affine::identity(),
+    ];
+    let q = [
+        G2Projective::random(&mut rng).to_affine(),
+        G2Projective::random(&mut rng).to_affine(),
+    ];
+    assert_eq!(
+        final_exp(host_miller(&p, &q).unwrap()),
+        Bls12::pairing(&p[0], &q[0])
+    );
+    assert!(host_miller(&p, &q[..1]).is_err());
 }
