@@ -383,6 +383,14 @@ fn aggregate_tree<Tree: 'static + MerkleTreeTrait>(
 /// (filecoin-proofs likewise keeps its specialised SRS per count).
 static SRS: Mutex<Option<(PathBuf, Arc<GenericSRS<Bls12>>)>> = Mutex::new(None);
 
+/// Where the process's aggregates run their pairing products: GPU 0 when
+/// this build has CUDA and a device answers, else every core (its stream
+/// is made once).
+fn pairing() -> &'static cuzk_snarkpack::Pairing {
+    static PAIRING: std::sync::OnceLock<cuzk_snarkpack::Pairing> = std::sync::OnceLock::new();
+    PAIRING.get_or_init(cuzk_snarkpack::Pairing::auto)
+}
+
 fn srs(powers: usize) -> Result<Arc<GenericSRS<Bls12>>> {
     let dir = PathBuf::from(&storage_proofs_core::settings::SETTINGS.parameter_cache);
     let path = locate_srs(&dir)?;
@@ -464,7 +472,7 @@ pub(crate) fn make(
     let include: [u8; 32] = h.finalize().into();
 
     let srs = srs(2 * target)?;
-    let agg = cuzk_snarkpack::aggregate(&srs, &include, &proofs, version)?;
+    let agg = cuzk_snarkpack::aggregate(pairing(), &srs, &include, &proofs, version)?;
     let mut out = Vec::new();
     agg.write(&mut out)
         .map_err(|e| bad(format!("writing the aggregate: {e}")))?;

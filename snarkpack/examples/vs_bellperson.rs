@@ -5,6 +5,10 @@
 //!
 //! A third argument `cuzk` runs cuzk's prover alone (for profiles).
 //!
+//! cuzk's pairing products run on GPU 0 where the example was built with
+//! `--features cuda` and a device answers (`Pairing::auto`), else on the
+//! CPU.
+//!
 //! bellperson's time is split into specialising the SRS for n (its tables,
 //! paid once per n and process: filecoin-proofs keeps them) and the
 //! aggregation itself; cuzk needs no per-n preparation.
@@ -13,7 +17,7 @@ use std::time::{Duration, Instant};
 
 use bellperson::groth16::aggregate::{aggregate_proofs, setup_fake_srs};
 use cuzk_field::{Bls12, Curve, G1Projective, G2Projective, Group};
-use cuzk_snarkpack::{aggregate, AggregateVersion, Proof};
+use cuzk_snarkpack::{aggregate, AggregateVersion, Pairing, Proof};
 use rand_chacha::ChaCha8Rng;
 use rand_core::SeedableRng;
 
@@ -47,16 +51,21 @@ fn main() {
             c: G1Projective::random(&mut rng).to_affine(),
         })
         .collect();
+    let pairing = Pairing::auto();
     println!(
-        "n = {n}, {} threads; fake SRS and proofs in {:.2?}",
+        "n = {n}, {} threads, pairing products on {}; fake SRS and proofs in {:.2?}",
         rayon::current_num_threads(),
+        match pairing.device() {
+            Some(d) => format!("GPU {}", d.ordinal()),
+            None => "the CPU".to_string(),
+        },
         t.elapsed()
     );
     let include = [7u8; 32];
     let v = AggregateVersion::V2;
     if args.next().as_deref() == Some("cuzk") {
         let (t, _) = best(reps, || {
-            aggregate(&srs, &include, &proofs, v).expect("cuzk")
+            aggregate(&pairing, &srs, &include, &proofs, v).expect("cuzk")
         });
         println!("cuzk: aggregate {:.3} s", t.as_secs_f64());
         return;
@@ -67,7 +76,7 @@ fn main() {
         aggregate_proofs::<Bls12>(&pk, &include, &proofs, v).expect("bellperson")
     });
     let (ours_t, ours) = best(reps, || {
-        aggregate(&srs, &include, &proofs, v).expect("cuzk")
+        aggregate(&pairing, &srs, &include, &proofs, v).expect("cuzk")
     });
 
     let (mut a, mut b) = (Vec::new(), Vec::new());

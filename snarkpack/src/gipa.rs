@@ -6,9 +6,9 @@ use bellperson::groth16::aggregate::{AggregateVersion, GipaProof};
 use cuzk_field::{Bls12, Curve, Field, Fr, G1Affine, G1Projective, G2Affine, Gt, PrimeCurveAffine};
 use rayon::prelude::*;
 
-use crate::pairing::{self, Terms};
 use crate::transcript::Transcript;
 use crate::SnarkpackError;
+use cuzk_pairing::{Pairing, Term};
 
 /// GIPA's output: the proof part and the round challenges (in round
 /// order), plus the challenge that links the rounds to the KZG openings.
@@ -59,7 +59,11 @@ fn fold_fr(v: &mut Vec<Fr>, s: &Fr) {
     v.truncate(half);
 }
 
-pub(crate) fn prove(inp: Inputs<'_>, version: AggregateVersion) -> Result<Gipa, SnarkpackError> {
+pub(crate) fn prove(
+    pairing: &Pairing,
+    inp: Inputs<'_>,
+    version: AggregateVersion,
+) -> Result<Gipa, SnarkpackError> {
     let nproofs = u32::try_from(inp.a.len()).map_err(|_| SnarkpackError::Count(inp.a.len()))?;
     let Inputs {
         a,
@@ -101,7 +105,7 @@ pub(crate) fn prove(inp: Inputs<'_>, version: AggregateVersion) -> Result<Gipa, 
         let (vbl, vbr) = v.1.split_at(s);
         let (wal, war) = w.0.split_at(s);
         let (wbl, wbr) = w.1.split_at(s);
-        let terms: [Terms<'_>; 10] = [
+        let terms: [Vec<Term<'_>>; 10] = [
             // TIPP: the left and right key commitments of the cross terms
             vec![(ar, val), (war, bl)],
             vec![(ar, vbl), (wbr, bl)],
@@ -117,10 +121,10 @@ pub(crate) fn prove(inp: Inputs<'_>, version: AggregateVersion) -> Result<Gipa, 
             vec![(cl, vbr)],
         ];
         let (gt, (zc_l, zc_r)) = rayon::join(
-            || pairing::products(&terms),
+            || pairing.products(&terms),
             || rayon::join(|| cuzk_msm::msm(cr, rl), || cuzk_msm::msm(cl, rr)),
         );
-        let (zc_l, zc_r) = (zc_l?, zc_r?);
+        let (gt, zc_l, zc_r) = (gt?, zc_l?, zc_r?);
         let tab_l = (gt[0], gt[1]);
         let tab_r = (gt[2], gt[3]);
         let (zab_l, zab_r) = (gt[4], gt[5]);

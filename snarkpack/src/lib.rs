@@ -7,8 +7,9 @@
 //! `write` gives the same bytes and bellperson's verifier accepts it.
 //!
 //! What differs is how it is computed:
-//! - every inner pairing product is one multi-Miller loop spread over all
-//!   cores (`pairing`'s notes), where bellperson runs each product's
+//! - the inner pairing products of a step are one call of the caller's
+//!   [`Pairing`] (cuzk-pairing: blst's multi-Miller loop over every core,
+//!   or the Miller loops on the GPU), where bellperson runs each product's
 //!   Miller loops one after another on one thread;
 //! - the SRS is used as plain point slices (a [`GenericSRS`] read once
 //!   serves every size), with no per-size precomputed tables;
@@ -24,11 +25,11 @@
 
 mod gipa;
 mod kzg;
-mod pairing;
 mod transcript;
 
 pub use bellperson::groth16::aggregate::{AggregateProof, AggregateVersion, GenericSRS};
 pub use bellperson::groth16::Proof;
+pub use cuzk_pairing::{Pairing, PairingError};
 
 use bellperson::groth16::aggregate::TippMippProof;
 use cuzk_field::{batch_inverse, Bls12, Curve, Field, Fr, G1Affine, G2Affine, G2Projective};
@@ -53,12 +54,17 @@ pub enum SnarkpackError {
     /// An MSM refused its input (lengths).
     #[error(transparent)]
     Msm(#[from] MsmError),
+    /// A pairing product failed (on the GPU: out of memory, a CUDA error).
+    #[error(transparent)]
+    Pairing(#[from] PairingError),
 }
 
 /// Aggregates `proofs` (a power of two, at least 2) with `srs`, binding
 /// `include` (the caller's public context, e.g. filecoin-proofs' hash of
-/// seeds and comm_rs) into the transcript.
+/// seeds and comm_rs) into the transcript; the pairing products run where
+/// `pairing` says.
 pub fn aggregate(
+    pairing: &Pairing,
     srs: &GenericSRS<Bls12>,
     include: &[u8],
     proofs: &[Proof<Bls12>],
@@ -91,12 +97,12 @@ pub fn aggregate(
     let b: Vec<G2Affine> = proofs.iter().map(|p| p.b).collect();
     let c: Vec<G1Affine> = proofs.iter().map(|p| p.c).collect();
 
-    let com = pairing::products(&[
+    let com = pairing.products(&[
         vec![(&a[..], h_a), (w_a, &b[..])],
         vec![(&a[..], h_b), (w_b, &b[..])],
         vec![(&c[..], h_a)],
         vec![(&c[..], h_b)],
-    ]);
+    ])?;
     let com_ab = (com[0], com[1]);
     let com_c = (com[2], com[3]);
     let hcom = Transcript::new("hcom")
@@ -133,14 +139,15 @@ pub fn aggregate(
         || (scale(w_a), scale(w_b)),
         || {
             rayon::join(
-                || pairing::product(&[(&a[..], &b_r_aff[..])]),
+                || pairing.product(&[(&a[..], &b_r_aff[..])]),
                 || cuzk_msm::msm(&c, &r_vec),
             )
         },
     );
-    let agg_c = agg_c?;
+    let (ip_ab, agg_c) = (ip_ab?, agg_c?);
 
     let g = gipa::prove(
+        pairing,
         gipa::Inputs {
             a: &a,
             b: b_r_aff,

@@ -8,7 +8,7 @@
 use bellperson::groth16::aggregate::{aggregate_proofs, setup_fake_srs};
 use cuzk_field::{Bls12, Curve, G1Projective, G2Projective, Group};
 use cuzk_snarkpack::{
-    aggregate, AggregateProof, AggregateVersion, GenericSRS, Proof, SnarkpackError,
+    AggregateProof, AggregateVersion, GenericSRS, Pairing, Proof, SnarkpackError,
 };
 use rand_chacha::ChaCha8Rng;
 use rand_core::SeedableRng;
@@ -30,6 +30,16 @@ fn bytes(p: &AggregateProof<Bls12>) -> Vec<u8> {
     out
 }
 
+/// cuzk's aggregate with the pairing products on the CPU.
+fn aggregate(
+    srs: &GenericSRS<Bls12>,
+    include: &[u8],
+    proofs: &[Proof<Bls12>],
+    version: AggregateVersion,
+) -> Result<AggregateProof<Bls12>, SnarkpackError> {
+    cuzk_snarkpack::aggregate(&Pairing::cpu(), srs, include, proofs, version)
+}
+
 fn srs(max: usize) -> GenericSRS<Bls12> {
     setup_fake_srs::<Bls12, _>(&mut ChaCha8Rng::seed_from_u64(1), 2 * max)
 }
@@ -48,6 +58,20 @@ fn aggregates_are_bellpersons_bytes() {
             assert_eq!(bytes(&ours), bytes(&theirs), "n = {n}, {version}");
         }
     }
+}
+
+#[test]
+fn the_gpu_miller_loops_host_twin_gives_the_same_bytes() {
+    // The device's Miller-loop code run on the CPU (slow: small n) inside
+    // a whole aggregation, against bellperson.
+    let srs = srs(4);
+    let proofs = proofs(4, 14);
+    let (pk, _) = srs.specialize(4);
+    let v = AggregateVersion::V2;
+    let theirs = aggregate_proofs::<Bls12>(&pk, &[3; 32], &proofs, v).expect("bellperson");
+    let ours = cuzk_snarkpack::aggregate(&Pairing::host_twin(2), &srs, &[3; 32], &proofs, v)
+        .expect("cuzk");
+    assert_eq!(bytes(&ours), bytes(&theirs));
 }
 
 #[test]

@@ -73,6 +73,14 @@ const BINDINGS: &[Binding] = &[
         block: &["cuzk_error", "cuzk_stream"],
         includes: &["gpu/cuda/include"],
     },
+    Binding {
+        header: "pairing/cuda/cuzk_pairing.h",
+        output: "pairing/src/sys_bindings.rs",
+        allow: "cuzk_pairing_.*|CUZK_PAIRING_.*",
+        // defined in gpu/src/sys_bindings.rs; pairing's sys.rs imports them
+        block: &["cuzk_error", "cuzk_stream"],
+        includes: &["gpu/cuda/include"],
+    },
 ];
 
 const PREAMBLE: &str =

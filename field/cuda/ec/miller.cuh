@@ -30,18 +30,16 @@ struct miller_point {
     fp2<F> X, Y, Z;
 };
 
-// The scaled line of the table above as an Fp12 element.
+// A scaled line of the table above: c + cv·v + cvw·v·w, an Fp12 element
+// with 3 of its 6 Fp2 coefficients non-zero (fp12::mul_by_line).
 template <class F>
-CUZK_HD CUZK_INLINE fp12<F> line_at(const fp2<F> &c, const fp2<F> &cv, const fp2<F> &cvw) {
-    fp12<F> l;
-    l.c0 = fp6<F>{c, cv, fp2<F>::zero()};
-    l.c1 = fp6<F>{fp2<F>::zero(), cvw, fp2<F>::zero()};
-    return l;
-}
+struct miller_line {
+    fp2<F> c, cv, cvw;
+};
 
 // T ← 2T; returns the tangent line at the old T evaluated at P.
 template <class F>
-CUZK_HD fp12<F> line_dbl(miller_point<F> &T, const affine_t<F> &P) {
+CUZK_HD miller_line<F> line_dbl(miller_point<F> &T, const affine_t<F> &P) {
     const fp2<F> A = T.X.sqr(), B = T.Y.sqr(), C = B.sqr(), ZZ = T.Z.sqr();
     const fp2<F> D = ((T.X + B).sqr() - A - C).dbl();
     const fp2<F> E = A.dbl() + A;
@@ -55,12 +53,12 @@ CUZK_HD fp12<F> line_dbl(miller_point<F> &T, const affine_t<F> &P) {
     T.Y = E * (D - X3) - C8;
     T.X = X3;
     T.Z = Z3;
-    return line_at(c, cv, cvw);
+    return miller_line<F>{c, cv, cvw};
 }
 
 // T ← T + Q (Q affine, T ≠ ±Q); returns the line through them at P.
 template <class F>
-CUZK_HD fp12<F> line_add(miller_point<F> &T, const affine_t<fp2<F>> &Q, const affine_t<F> &P) {
+CUZK_HD miller_line<F> line_add(miller_point<F> &T, const affine_t<fp2<F>> &Q, const affine_t<F> &P) {
     const fp2<F> ZZ = T.Z.sqr();
     const fp2<F> H = Q.x * ZZ - T.X;
     const fp2<F> R = Q.y * ZZ * T.Z - T.Y;
@@ -73,7 +71,7 @@ CUZK_HD fp12<F> line_add(miller_point<F> &T, const affine_t<fp2<F>> &Q, const af
     T.Y = R * (V - X3) - T.Y * HHH;
     T.X = X3;
     T.Z = Z3;
-    return line_at(c, cv, cvw);
+    return miller_line<F>{c, cv, cvw};
 }
 
 // Π f_{|x|,Qᵢ}(Pᵢ), conjugated: the pairs share each step's squaring.
@@ -87,12 +85,14 @@ CUZK_HD fp12<F> miller_loop_n(const affine_t<F> *P, const affine_t<fp2<F>> *Q, s
         f = f.sqr();
         for (size_t i = 0; i < n; i++) {
             if (P[i].is_inf() | Q[i].is_inf()) continue;
-            f = f * line_dbl(T[i], P[i]);
+            const miller_line<F> l = line_dbl(T[i], P[i]);
+            f = f.mul_by_line(l.c, l.cv, l.cvw);
         }
         if ((kAteLoop >> bit) & 1) {
             for (size_t i = 0; i < n; i++) {
                 if (P[i].is_inf() | Q[i].is_inf()) continue;
-                f = f * line_add(T[i], Q[i], P[i]);
+                const miller_line<F> l = line_add(T[i], Q[i], P[i]);
+                f = f.mul_by_line(l.c, l.cv, l.cvw);
             }
         }
     }
