@@ -67,6 +67,9 @@ pub enum PairingError {
 #[derive(Debug)]
 pub struct Pairing {
     kind: Kind,
+    /// [`Pairing::auto`]'s GPU: a device failure moves this pairing to
+    /// the CPU for good (the values are the same), recorded here.
+    fallback: Option<parking_lot::Mutex<Option<GpuError>>>,
 }
 
 #[derive(Debug)]
@@ -80,7 +83,10 @@ enum Kind {
 impl Pairing {
     /// blst's Miller loops on every core.
     pub fn cpu() -> Pairing {
-        Pairing { kind: Kind::Cpu }
+        Pairing {
+            kind: Kind::Cpu,
+            fallback: None,
+        }
     }
 
     /// The device's Miller-loop code run on the CPU, slowly, whatever the
@@ -89,28 +95,40 @@ impl Pairing {
     pub fn host_twin(pairs_per_task: usize) -> Pairing {
         Pairing {
             kind: Kind::HostTwin(pairs_per_task),
+            fallback: None,
         }
     }
 
     /// The Miller loops of calls with at least [`GPU_MIN_PAIRS`] pairs on
-    /// `device`.
+    /// `device`; a device failure is the call's error.
     #[cfg(feature = "cuda")]
     pub fn gpu(device: &cuzk_gpu::Device) -> Result<Pairing, PairingError> {
         Ok(Pairing {
             kind: Kind::Gpu(gpu::GpuMiller::new(device)?),
+            fallback: None,
         })
     }
 
     /// GPU 0 where this build has CUDA and a device answers, else the CPU.
+    /// Unlike [`Pairing::gpu`], a device failure (a card too full or
+    /// shared, a CUDA error) does not fail the call: it and every later
+    /// call run on the CPU, and [`Pairing::gpu_failure`] says why.
     pub fn auto() -> Pairing {
         #[cfg(feature = "cuda")]
-        if let Ok(p) = cuzk_gpu::Device::new(0)
+        if let Ok(mut p) = cuzk_gpu::Device::new(0)
             .map_err(PairingError::from)
             .and_then(|d| Pairing::gpu(&d))
         {
+            p.fallback = Some(parking_lot::Mutex::new(None));
             return p;
         }
         Pairing::cpu()
+    }
+
+    /// Why an [`Pairing::auto`] GPU pairing moved to the CPU, if it did.
+    pub fn gpu_failure(&self) -> Option<String> {
+        let f = self.fallback.as_ref()?;
+        f.lock().as_ref().map(|e| e.to_string())
     }
 
     /// The device, for a GPU pairing.
@@ -137,10 +155,18 @@ impl Pairing {
             }
             #[cfg(feature = "cuda")]
             Kind::Gpu(g) => {
-                if pairs.p.len() < GPU_MIN_PAIRS {
+                let failed = self.fallback.as_ref().is_some_and(|f| f.lock().is_some());
+                if pairs.p.len() < GPU_MIN_PAIRS || failed {
                     return Ok(pairs.on_cpu());
                 }
-                g.miller(&pairs.p, &pairs.q, &pairs.lens)?
+                match (g.miller(&pairs.p, &pairs.q, &pairs.lens), &self.fallback) {
+                    (Ok(m), _) => m,
+                    (Err(PairingError::Gpu(e)), Some(f)) => {
+                        f.lock().get_or_insert(e);
+                        return Ok(pairs.on_cpu());
+                    }
+                    (Err(e), _) => return Err(e),
+                }
             }
         };
         Ok(miller

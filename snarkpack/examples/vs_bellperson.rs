@@ -68,6 +68,9 @@ fn main() {
             aggregate(&pairing, &srs, &include, &proofs, v).expect("cuzk")
         });
         println!("cuzk: aggregate {:.3} s", t.as_secs_f64());
+        if let Some(e) = pairing.gpu_failure() {
+            println!("the GPU failed, the products ran on the CPU: {e}");
+        }
         return;
     }
 
@@ -91,6 +94,9 @@ fn main() {
         (theirs_t + spec).as_secs_f64() / ours_t.as_secs_f64(),
         if a == b { "equal" } else { "DIFFER" }
     );
+    if let Some(e) = pairing.gpu_failure() {
+        println!("the GPU failed, the products ran on the CPU: {e}");
+    }
     if a != b {
         std::process::exit(1);
     }
