@@ -6,23 +6,15 @@
 //! tests verify real seal proofs end to end).
 
 use bellperson::groth16::aggregate::{aggregate_proofs, setup_fake_srs};
-use cuzk_field::{Bls12, Curve, G1Projective, G2Projective, Group};
+use cuzk_field::Bls12;
 use cuzk_snarkpack::{
     AggregateProof, AggregateVersion, GenericSRS, Pairing, Proof, SnarkpackError,
 };
 use rand_chacha::ChaCha8Rng;
 use rand_core::SeedableRng;
 
-fn proofs(n: usize, seed: u64) -> Vec<Proof<Bls12>> {
-    let mut rng = ChaCha8Rng::seed_from_u64(seed);
-    (0..n)
-        .map(|_| Proof {
-            a: G1Projective::random(&mut rng).to_affine(),
-            b: G2Projective::random(&mut rng).to_affine(),
-            c: G1Projective::random(&mut rng).to_affine(),
-        })
-        .collect()
-}
+mod common;
+use common::proofs;
 
 fn bytes(p: &AggregateProof<Bls12>) -> Vec<u8> {
     let mut out = Vec::new();

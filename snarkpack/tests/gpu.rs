@@ -5,23 +5,18 @@
 #![cfg(feature = "cuda")]
 
 use bellperson::groth16::aggregate::setup_fake_srs;
-use cuzk_field::{Bls12, Curve, G1Projective, G2Projective, Group};
-use cuzk_snarkpack::{aggregate, AggregateVersion, Pairing, Proof};
+use cuzk_field::Bls12;
+use cuzk_snarkpack::{aggregate, AggregateVersion, Pairing};
 use rand_chacha::ChaCha8Rng;
 use rand_core::SeedableRng;
+
+mod common;
 
 #[test]
 fn gpu_aggregate_equals_cpu_aggregate() {
     let n = 1024;
-    let mut rng = ChaCha8Rng::seed_from_u64(50);
-    let srs = setup_fake_srs::<Bls12, _>(&mut rng, 2 * n);
-    let proofs: Vec<Proof<Bls12>> = (0..n)
-        .map(|_| Proof {
-            a: G1Projective::random(&mut rng).to_affine(),
-            b: G2Projective::random(&mut rng).to_affine(),
-            c: G1Projective::random(&mut rng).to_affine(),
-        })
-        .collect();
+    let srs = setup_fake_srs::<Bls12, _>(&mut ChaCha8Rng::seed_from_u64(50), 2 * n);
+    let proofs = common::proofs(n, 51);
     let device = cuzk_gpu::Device::new(0).expect("a GPU");
     let gpu = Pairing::gpu(&device).unwrap();
     let mut bytes = Vec::new();
