@@ -1,11 +1,15 @@
 // pairing_api.cu: the device kernels and extern "C" entry point of
 // cuzk_pairing.h.
 //
-// Multiplication is a call (CUZK_NOINLINE_MUL): one Miller loop inlined
-// down to Fp products is several thousand of them, which ptxas would take
-// minutes to schedule per architecture and spill anyway (an Fp12 alone is
-// 144 registers).
+// Multiplication is a call (CUZK_NOINLINE_MUL), as in the MSM's G2
+// kernels. Inlined, ptxas took 585 s for task_kernel at sm_90 on the
+// 2-core build machine and it still spilled (255 registers, 3.1 KB
+// stack: an Fp12 alone is 144 registers); as a call, 16 s, 255
+// registers and a 1.3 KB stack, each call saving 48 bytes of registers.
+// The product itself is the portable one, faster on the H200
+// (docs/GPU.md §8).
 #define CUZK_NOINLINE_MUL 1
+#define CUZK_DEVICE_MUL_PORTABLE 1
 #include "cuzk_error.cuh"
 #include "cuzk_pairing.h"
 #include "miller_products.cuh"

@@ -10,6 +10,7 @@ use cuzk_gpu::Device;
 use cuzk_pairing::{Pairing, Term, GPU_MIN_PAIRS};
 
 #[test]
+#[ignore = "needs an NVIDIA GPU"]
 fn gpu_products_equal_blst() {
     let device = Device::new(0).expect("a GPU");
     let gpu = Pairing::gpu(&device).unwrap();
@@ -33,6 +34,7 @@ fn gpu_products_equal_blst() {
 }
 
 #[test]
+#[ignore = "needs an NVIDIA GPU"]
 fn gpu_products_of_many_pairs_per_thread_equal_blst() {
     // More pairs than the device keeps threads: tasks of several pairs.
     let device = Device::new(0).expect("a GPU");

@@ -13,6 +13,7 @@ use rand_core::SeedableRng;
 mod common;
 
 #[test]
+#[ignore = "needs an NVIDIA GPU"]
 fn gpu_aggregate_equals_cpu_aggregate() {
     let n = 1024;
     let srs = setup_fake_srs::<Bls12, _>(&mut ChaCha8Rng::seed_from_u64(50), 2 * n);
