@@ -1,7 +1,7 @@
 //! cuzk's SnarkPack prover against bellperson's on the same random proofs
 //! and fake SRS, best of `--reps` runs each, bytes compared:
 //!
-//!     cargo run --release -p cuzk-snarkpack --example vs_bellperson -- 1024 [reps]
+//!     cargo run --release -p cuzk-snarkpack --example aggregate_vs_bellperson -- 1024 [reps]
 //!
 //! A third argument `cuzk` runs cuzk's prover alone (for profiles).
 //!

@@ -2,7 +2,7 @@
 //! round's shape), on the CPU and, built with `cuda`, on GPU 0, best of
 //! `reps`; the values are compared.
 //!
-//! `cargo run --release -p cuzk-pairing [--features cuda] --example bench -- PAIRS [PRODUCTS] [REPS]`
+//! `cargo run --release -p cuzk-pairing [--features cuda] --example pairing_bench -- PAIRS [PRODUCTS] [REPS]`
 
 use std::time::Instant;
 
