@@ -81,6 +81,6 @@ static_assert(sizeof(fp2_t) == 96, "fp2_t must match blst_fp2");
 static_assert(sizeof(g1_affine_t) == 96, "g1_affine_t must match blst_p1_affine");
 static_assert(sizeof(g2_affine_t) == 192, "g2_affine_t must match blst_p2_affine");
 static_assert(sizeof(fp12_t) == 576, "fp12_t must match blst_fp12");
-static_assert(sizeof(miller_point_t) == 288, "CUZK_FT_MILLER_SCRATCH");
+static_assert(sizeof(miller_point_t) == 288, "a Miller point is 3 Fp2 (CUZK_PAIRING_POINT_BYTES)");
 
 }  // namespace cuzk

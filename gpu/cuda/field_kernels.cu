@@ -1,5 +1,5 @@
 // field_kernels.cu: the field/curve templates on the device, for the
-// differential tests (cuzk_fk_field / cuzk_fk_curve / cuzk_fk_miller) and the multiplication
+// differential tests (cuzk_fk_field / cuzk_fk_curve) and the multiplication
 // throughput benchmark (cuzk_fk_bench, in field_bench.cu). See cuzk_field_kernels.h.
 // Multiplication is a call here (CUZK_NOINLINE_MUL): correctness, not
 // speed, is tested, and fully inlined G2 formulas take ptxas many minutes.
@@ -33,11 +33,6 @@ __global__ void curve_kernel(int32_t op, const affine_t<F> *a, const affine_t<F>
 }
 
 inline unsigned blocks_for(size_t n) { return (unsigned)((n + kThreads - 1) / kThreads); }
-
-// One thread: the differential test of the Miller loop's arithmetic.
-__global__ void miller_kernel(const g1_affine_t *P, const g2_affine_t *Q, size_t n, miller_point_t *T, fp12_t *out) {
-    if (blockIdx.x == 0 && threadIdx.x == 0) *out = miller_loop_n<fp_t>(P, Q, n, T);
-}
 
 }  // namespace
 
@@ -85,16 +80,6 @@ cuzk_error cuzk_fk_curve(int32_t curve, int32_t op, const void *a, const void *b
                 op, static_cast<const g2_affine_t *>(a), static_cast<const g2_affine_t *>(b),
                 static_cast<const fp2_t *>(la), static_cast<const fp2_t *>(lb), static_cast<g2_xyzz_t *>(out), n);
         }
-        return cuzk::after_launch();
-    });
-}
-
-cuzk_error cuzk_fk_miller(const void *g1, const void *g2, size_t n, void *scratch, void *out, cuzk_stream stream) {
-    return guard([&] {
-        if (!out || (n > 0 && (!g1 || !g2 || !scratch))) return invalid("null pointer");
-        miller_kernel<<<1, 1, 0, static_cast<cudaStream_t>(stream)>>>(
-            static_cast<const g1_affine_t *>(g1), static_cast<const g2_affine_t *>(g2), n,
-            static_cast<miller_point_t *>(scratch), static_cast<fp12_t *>(out));
         return cuzk::after_launch();
     });
 }

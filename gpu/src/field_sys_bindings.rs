@@ -22,7 +22,6 @@ pub const CUZK_FT_P_MADD: u32 = 1;
 pub const CUZK_FT_P_DBL: u32 = 2;
 pub const CUZK_FT_P_NEG: u32 = 3;
 pub const CUZK_FT_P_AFFINE: u32 = 4;
-pub const CUZK_FT_MILLER_SCRATCH: u32 = 288;
 extern "C" {
     pub fn cuzk_ft_field_host(
         field: i32,
@@ -49,14 +48,6 @@ extern "C" {
     pub fn cuzk_ft_host_is_portable(portable: *mut i32) -> cuzk_error;
 }
 extern "C" {
-    pub fn cuzk_ft_miller_host(
-        g1: *const ::core::ffi::c_void,
-        g2: *const ::core::ffi::c_void,
-        n: usize,
-        out: *mut ::core::ffi::c_void,
-    ) -> cuzk_error;
-}
-extern "C" {
     pub fn cuzk_fk_field(
         field: i32,
         op: i32,
@@ -77,16 +68,6 @@ extern "C" {
         lb: *const ::core::ffi::c_void,
         out: *mut ::core::ffi::c_void,
         n: usize,
-        stream: cuzk_stream,
-    ) -> cuzk_error;
-}
-extern "C" {
-    pub fn cuzk_fk_miller(
-        g1: *const ::core::ffi::c_void,
-        g2: *const ::core::ffi::c_void,
-        n: usize,
-        scratch: *mut ::core::ffi::c_void,
-        out: *mut ::core::ffi::c_void,
         stream: cuzk_stream,
     ) -> cuzk_error;
 }

@@ -8,11 +8,9 @@
 //!   [`DeviceBuffer`]s, which the GPU tests compare with blst.
 //!
 //! Elements are blst's Montgomery limbs as they are; points go in affine
-//! (blst layout) and come out as [`Xyzz`]. The Miller loop
-//! ([`host_miller`], [`device_miller`]) returns an [`Fp12`] that equals
-//! blst's Miller loop product after the final exponentiation.
+//! (blst layout) and come out as [`Xyzz`].
 
-use cuzk_field::{Field, Fp, Fp12, Fp2, Fr, G1Affine, G2Affine};
+use cuzk_field::{Fp, Fp2, Fr, G1Affine, G2Affine};
 
 use crate::field_sys as fs;
 use crate::{DeviceBuffer, DeviceCopy, GpuError, Result, Stream};
@@ -229,60 +227,6 @@ pub fn host_curve<C: GpuCurve>(
         )
     })?;
     Ok(out)
-}
-
-/// Π over the pairs of the Miller loop of the optimal ate pairing
-/// (field/cuda/ec/miller.cuh) on the host twin; after blst's final
-/// exponentiation it is Π e(pᵢ, qᵢ).
-pub fn host_miller(p: &[G1Affine], q: &[G2Affine]) -> Result<Fp12> {
-    let n = same_len(&[p.len(), q.len()])?;
-    let mut out = [Fp12::ONE];
-    // SAFETY: p and q hold n blst-layout affine points, `out` one
-    // blst_fp12; the call is synchronous.
-    crate::check(unsafe {
-        fs::cuzk_ft_miller_host(
-            p.as_ptr().cast(),
-            q.as_ptr().cast(),
-            n,
-            out.as_mut_ptr().cast(),
-        )
-    })?;
-    Ok(out[0])
-}
-
-/// [`host_miller`] on the device (one thread; waits for the result).
-pub fn device_miller(
-    stream: &Stream,
-    p: &DeviceBuffer<G1Affine>,
-    q: &DeviceBuffer<G2Affine>,
-) -> Result<Fp12> {
-    let n = same_len(&[p.len(), q.len()])?;
-    #[cfg(feature = "cuda")]
-    {
-        let device = stream.device();
-        let mut scratch =
-            DeviceBuffer::<u8>::alloc(&device, n * fs::CUZK_FT_MILLER_SCRATCH as usize)?;
-        let mut out = DeviceBuffer::<Fp12>::alloc(&device, 1)?;
-        // SAFETY: live device buffers of n points, n · scratch bytes and
-        // one blst_fp12; the kernel is ordered on `stream` and `to_vec`
-        // waits on it before the buffers drop.
-        crate::check(unsafe {
-            fs::cuzk_fk_miller(
-                p.as_ptr(),
-                q.as_ptr(),
-                n,
-                scratch.as_mut_ptr(),
-                out.as_mut_ptr(),
-                stream.raw(),
-            )
-        })?;
-        Ok(out.to_vec(stream)?[0])
-    }
-    #[cfg(not(feature = "cuda"))]
-    {
-        let _ = (stream, n);
-        Err(GpuError::NotBuilt)
-    }
 }
 
 /// True: the host twin always takes the portable (non-PTX) multiplier.

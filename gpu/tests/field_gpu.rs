@@ -163,29 +163,3 @@ fn gpu_poison_is_overwritten_and_lengths_checked() {
     let e = device_field(&s, cuzk_gpu::field_test::FieldOp::Mul, &da, &da, &mut short).unwrap_err();
     assert!(matches!(e, cuzk_gpu::GpuError::InvalidArgument(_)), "{e}");
 }
-
-/// The Miller loop on the device (one thread) against blstrs' pairings
-/// after blst's final exponentiation, and equal to the host twin's value
-/// before it (the same arithmetic).
-#[test]
-#[ignore]
-fn gpu_miller_loop_matches_blst_and_the_host_twin() {
-    use cuzk_gpu::field_test::{device_miller, host_miller};
-    let s = stream();
-    let mut rng = ChaCha8Rng::seed_from_u64(11);
-    for n in [1usize, 3, 16] {
-        let (p, q) = random_pairs(n, &mut rng);
-        let got = device_miller(
-            &s,
-            &DeviceBuffer::from_slice(&s, &p).unwrap(),
-            &DeviceBuffer::from_slice(&s, &q).unwrap(),
-        )
-        .unwrap();
-        assert_eq!(
-            got,
-            host_miller(&p, &q).unwrap(),
-            "n = {n}: device and host twin"
-        );
-        assert_eq!(final_exp(got), pairing_product(&p, &q), "n = {n}");
-    }
-}

@@ -6,9 +6,7 @@ mod common;
 
 use common::*;
 use cuzk_field::{Fp, Fp2, Fr, G1Affine, G2Affine};
-use cuzk_gpu::field_test::{
-    host_curve, host_field, host_is_portable, host_miller, CurveOp, FieldOp,
-};
+use cuzk_gpu::field_test::{host_curve, host_field, host_is_portable, CurveOp, FieldOp};
 use cuzk_gpu::GpuError;
 use proptest::prelude::*;
 use rand_chacha::ChaCha8Rng;
@@ -103,34 +101,4 @@ proptest! {
         let inv = host_field(FieldOp::Inv, &[a], &[b]).unwrap();
         prop_assert_eq!(inv[0] * a, <Fp as cuzk_field::Field>::ONE);
     }
-}
-
-/// The Miller loop's product after blst's final exponentiation against
-/// blstrs' pairings: n = 0, 1, 2 and 5 random pairs, and points at
-/// infinity (a factor 1).
-#[test]
-fn miller_loop_matches_blst_after_the_final_exponentiation() {
-    use cuzk_field::{Curve, G1Projective, G2Projective, Group, PrimeCurveAffine};
-    let mut rng = ChaCha8Rng::seed_from_u64(9);
-    for n in [0usize, 1, 2, 5] {
-        let (p, q) = random_pairs(n, &mut rng);
-        assert_eq!(
-            final_exp(host_miller(&p, &q).unwrap()),
-            pairing_product(&p, &q),
-            "n = {n}"
-        );
-    }
-    let p = [
-        G1Projective::random(&mut rng).to_affine(),
-        G1Affine::identity(),
-    ];
-    let q = [
-        G2Projective::random(&mut rng).to_affine(),
-        G2Projective::random(&mut rng).to_affine(),
-    ];
-    assert_eq!(
-        final_exp(host_miller(&p, &q).unwrap()),
-        pairing_product(&p[..1], &q[..1])
-    );
-    assert!(host_miller(&p, &q[..1]).is_err());
 }

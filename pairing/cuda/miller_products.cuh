@@ -5,9 +5,14 @@
 #pragma once
 
 #include "bls12_381.cuh"
+#include "cuzk_pairing.h"
 
 namespace cuzk {
 namespace pairing {
+
+// The slot sizes cuzk_pairing.h promises.
+static_assert(sizeof(miller_point_t) == CUZK_PAIRING_POINT_BYTES, "point slot size");
+static_assert(sizeof(fp12_t) == CUZK_PAIRING_FP12_BYTES, "fp12 slot size");
 
 // Task t: the Miller loop product of its pairs (they share each step's
 // squaring), into partials[t]. T: the pairs' scratch points.

@@ -19,9 +19,6 @@ using namespace cuzk::pairing;
 
 namespace {
 
-static_assert(sizeof(miller_point_t) == CUZK_PAIRING_POINT_BYTES, "point slot size");
-static_assert(sizeof(fp12_t) == CUZK_PAIRING_FP12_BYTES, "fp12 slot size");
-
 // A Miller loop thread holds an Fp12, a Jacobian point and a line: small
 // blocks keep many resident under the register file's limit.
 constexpr unsigned kMillerThreads = 64;

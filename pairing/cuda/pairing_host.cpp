@@ -12,10 +12,6 @@ using namespace cuzk::pairing;
 
 namespace {
 
-// The layout facts the header promises.
-static_assert(sizeof(miller_point_t) == CUZK_PAIRING_POINT_BYTES, "point slot size");
-static_assert(sizeof(fp12_t) == CUZK_PAIRING_FP12_BYTES, "fp12 slot size");
-
 bool offsets_ok(const uint32_t *starts, uint32_t count, uint32_t last) {
     if (starts[0] != 0 || starts[count] != last) return false;
     for (uint32_t i = 0; i < count; i++)

@@ -16,20 +16,12 @@ const REGS_PER_THREAD: u32 = 256;
 
 /// One device's Miller loops. Calls from several threads queue on its one
 /// stream in turn.
+#[derive(Debug)]
 pub(crate) struct GpuMiller {
     device: Device,
     stream: Mutex<Stream>,
     /// Miller-loop threads the device runs at once.
     resident: usize,
-}
-
-impl std::fmt::Debug for GpuMiller {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("GpuMiller")
-            .field("device", &self.device.ordinal())
-            .field("resident", &self.resident)
-            .finish()
-    }
 }
 
 impl GpuMiller {

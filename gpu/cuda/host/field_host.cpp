@@ -1,7 +1,5 @@
 // field_host.cpp: the field/curve templates compiled as plain host C++ (no
 // nvcc), exported for the CPU differential tests against blst.
-#include <vector>
-
 #include "cuzk_guard.hpp"
 #include "field_ops.cuh"
 
@@ -55,16 +53,6 @@ cuzk_error cuzk_ft_curve_host(int32_t curve, int32_t op, const void *a, const vo
             run_curve<fp_t>(op, a, b, la, lb, out, n);
         else
             run_curve<fp2_t>(op, a, b, la, lb, out, n);
-        return ok();
-    });
-}
-
-cuzk_error cuzk_ft_miller_host(const void *g1, const void *g2, size_t n, void *out) {
-    if (!out || (n > 0 && (!g1 || !g2))) return invalid("null pointer");
-    return guard([&] {
-        std::vector<miller_point_t> scratch(n);
-        *static_cast<fp12_t *>(out) = miller_loop_n<fp_t>(static_cast<const g1_affine_t *>(g1),
-                                                          static_cast<const g2_affine_t *>(g2), n, scratch.data());
         return ok();
     });
 }

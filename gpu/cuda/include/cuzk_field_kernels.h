@@ -69,24 +69,12 @@ cuzk_error cuzk_ft_curve_host(int32_t curve, int32_t op, const void *a, const vo
                               const void *lb, void *out, size_t n);
 /* *portable = 1 when the host pass takes the portable multiplier (always, on the host). */
 cuzk_error cuzk_ft_host_is_portable(int32_t *portable);
-/*
- * Miller loop of the optimal ate pairing (field/cuda/ec/miller.cuh):
- * *out (a blst_fp12) = Π over i < n of f(g1[i], g2[i]), equal to blst's
- * Miller loop product after the final exponentiation. Pairs with a point
- * at infinity contribute 1. n = 0 gives 1.
- */
-cuzk_error cuzk_ft_miller_host(const void *g1, const void *g2, size_t n, void *out);
 
 /* Device versions: all pointers are device memory. */
 cuzk_error cuzk_fk_field(int32_t field, int32_t op, const void *a, const void *b, void *out, size_t n,
                          cuzk_stream stream);
 cuzk_error cuzk_fk_curve(int32_t curve, int32_t op, const void *a, const void *b, const void *la,
                          const void *lb, void *out, size_t n, cuzk_stream stream);
-/* Bytes of device scratch per pair that cuzk_fk_miller needs. */
-#define CUZK_FT_MILLER_SCRATCH 288
-/* cuzk_ft_miller_host on the device (one thread: a differential test, not
- * a fast path); scratch holds n · CUZK_FT_MILLER_SCRATCH bytes. */
-cuzk_error cuzk_fk_miller(const void *g1, const void *g2, size_t n, void *scratch, void *out, cuzk_stream stream);
 
 /*
  * Throughput kernel: each of n threads loads x = data[i], y = x + 1,

@@ -351,29 +351,3 @@ where
         })
     })
 }
-
-/// n random (G1, G2) pairs for the Miller loop tests.
-pub fn random_pairs(n: usize, rng: &mut impl RngCore) -> (Vec<G1Affine>, Vec<G2Affine>) {
-    let p = (0..n)
-        .map(|_| G1Projective::random(&mut *rng).to_affine())
-        .collect();
-    let q = (0..n)
-        .map(|_| G2Projective::random(&mut *rng).to_affine())
-        .collect();
-    (p, q)
-}
-
-/// Π e(pᵢ, qᵢ) by blstrs.
-pub fn pairing_product(p: &[G1Affine], q: &[G2Affine]) -> cuzk_field::Gt {
-    use pairing::Engine;
-    p.iter()
-        .zip(q)
-        .fold(cuzk_field::Gt::identity(), |acc, (a, b)| {
-            acc + cuzk_field::Bls12::pairing(a, b)
-        })
-}
-
-/// blst's final exponentiation of a Miller loop value.
-pub fn final_exp(f: cuzk_field::Fp12) -> cuzk_field::Gt {
-    cuzk_field::Gt::from(cuzk_field::Fp12::from(blst::blst_fp12::from(f).final_exp()))
-}
