@@ -48,7 +48,8 @@ pub trait Backend: Send + Sync + std::fmt::Debug {
     /// proves them one after another; the GPU backend says 2 when `params`
     /// is resident and two working sets fit beside it, so one partition's
     /// H step (staging of a, b, c and the transforms) overlaps the previous
-    /// partition's MSMs.
+    /// partition's MSMs, and 2 when `params` streams, so one partition's
+    /// CPU classification overlaps the previous partition's device work.
     fn pipeline_depth(&self, params: &Parameters) -> usize {
         let _ = params;
         1

@@ -67,8 +67,9 @@ pub enum PairingError {
 #[derive(Debug)]
 pub struct Pairing {
     kind: Kind,
-    /// [`Pairing::auto`]'s GPU: a device failure moves this pairing to
-    /// the CPU for good (the values are the same), recorded here.
+    /// [`Pairing::auto`]'s GPU: a device failure other than a full card
+    /// moves this pairing to the CPU for good (the values are the same),
+    /// recorded here.
     fallback: Option<parking_lot::Mutex<Option<GpuError>>>,
 }
 
@@ -110,9 +111,10 @@ impl Pairing {
     }
 
     /// GPU 0 where this build has CUDA and a device answers, else the CPU.
-    /// Unlike [`Pairing::gpu`], a device failure (a card too full or
-    /// shared, a CUDA error) does not fail the call: it and every later
-    /// call run on the CPU, and [`Pairing::gpu_failure`] says why.
+    /// Unlike [`Pairing::gpu`], a device failure does not fail the call:
+    /// a card too full for the call's buffers moves that call to the CPU;
+    /// any other device error moves it and every later call there, and
+    /// [`Pairing::gpu_failure`] says why.
     pub fn auto() -> Pairing {
         #[cfg(feature = "cuda")]
         if let Ok(mut p) = cuzk_gpu::Device::new(0)
@@ -161,6 +163,12 @@ impl Pairing {
                 }
                 match (g.miller(&pairs.p, &pairs.q, &pairs.lens), &self.fallback) {
                     (Ok(m), _) => m,
+                    // A card that is full now (the engine's partitions
+                    // hold it) may have room for the next call: this call
+                    // alone moves to the CPU.
+                    (Err(PairingError::Gpu(GpuError::OutOfMemory { .. })), Some(_)) => {
+                        return Ok(pairs.on_cpu());
+                    }
                     (Err(PairingError::Gpu(e)), Some(f)) => {
                         f.lock().get_or_insert(e);
                         return Ok(pairs.on_cpu());
