@@ -180,6 +180,10 @@ pub struct BenchReport {
     /// Those bytes over the time of the streamed MSM stages, GB/s.
     #[serde(default)]
     pub stream_gb_per_s: Option<f64>,
+    /// Those bytes over the device time of their copies: the rate the
+    /// host → device link gave (its ceiling: docs/PERFORMANCE.md), GB/s.
+    #[serde(default)]
+    pub stream_link_gb_per_s: Option<f64>,
     /// Per device, how it held the parameter set at the end of the run and
     /// why (resident, or streamed: chunks, where a, b, c were computed).
     #[serde(default)]
@@ -296,7 +300,10 @@ pub fn bench(
         .filter_map(|r| r.as_ref().err().map(|e| e.to_string()))
         .collect();
     report.stages = stage_stats(&ok);
-    (report.stream_bytes_per_partition, report.stream_gb_per_s) = stream_stats(&ok);
+    let st = stream_stats(&ok);
+    report.stream_bytes_per_partition = st.bytes_per_partition;
+    report.stream_gb_per_s = st.gb_per_s;
+    report.stream_link_gb_per_s = st.link_gb_per_s;
     Ok(BenchRun { report, timeline })
 }
 
@@ -500,6 +507,7 @@ fn analyze(
         stream_bytes_per_partition: None,
         placement: Vec::new(),
         stream_gb_per_s: None,
+        stream_link_gb_per_s: None,
         bounded_by,
         bound_reason,
     }
@@ -631,11 +639,12 @@ impl BenchReport {
             s += &format!("  placement, device {d}: {p}\n");
         }
         if let Some(b) = self.stream_bytes_per_partition {
+            let gbs = |r: Option<f64>| r.map_or_else(|| "n/a".into(), |r| format!("{r:.1}"));
             s += &format!(
-                "  streamed bases: {} per partition at {} GB/s (host → device, with the kernels)\n",
+                "  streamed bases: {} per partition, {} GB/s over the passes (with their kernels), {} GB/s on the link (the copies' device time)\n",
                 format_bytes(b),
-                self.stream_gb_per_s
-                    .map_or_else(|| "n/a".into(), |r| format!("{r:.1}"))
+                gbs(self.stream_gb_per_s),
+                gbs(self.stream_link_gb_per_s)
             );
         }
         s += "  stage               n    median s     p95 s\n";

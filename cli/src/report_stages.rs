@@ -60,12 +60,22 @@ pub(super) fn stage_stats(ok: &[&JobOutput]) -> Vec<StageStats> {
     out
 }
 
-/// The median bytes a partition streamed and the rate of the streamed
-/// passes (bytes over the time of the stages that streamed).
-pub(super) fn stream_stats(ok: &[&JobOutput]) -> (Option<u64>, Option<f64>) {
+/// What the streamed passes moved, from every partition that streamed.
+#[derive(Debug, Default, PartialEq)]
+pub(super) struct StreamStats {
+    /// Median bytes a partition streamed.
+    pub bytes_per_partition: Option<u64>,
+    /// Those bytes over the wall time of the stages that streamed, GB/s.
+    pub gb_per_s: Option<f64>,
+    /// Those bytes over the device time of their copies (CUDA events):
+    /// the rate the link gave, to hold against its ceiling, GB/s.
+    pub link_gb_per_s: Option<f64>,
+}
+
+pub(super) fn stream_stats(ok: &[&JobOutput]) -> StreamStats {
     const PASSES: [&str; 5] = ["msm_h", "msm_l", "msm_a", "msm_b_g1", "msm_b_g2"];
     let mut per: Vec<u64> = Vec::new();
-    let (mut bytes, mut secs) = (0u64, 0f64);
+    let (mut bytes, mut secs, mut copy) = (0u64, 0f64, 0f64);
     for p in ok.iter().flat_map(|o| o.partitions.iter()) {
         let b: u64 = p
             .stages
@@ -86,11 +96,85 @@ pub(super) fn stream_stats(ok: &[&JobOutput]) -> (Option<u64>, Option<f64>) {
             .filter(|(n, _)| PASSES.contains(n))
             .map(|(_, d)| d.as_secs_f64())
             .sum::<f64>();
+        copy += p
+            .stages
+            .spans()
+            .iter()
+            .filter(|s| s.stage == "stream_upload")
+            .map(|s| s.dur.as_secs_f64())
+            .sum::<f64>();
     }
     if per.is_empty() {
-        return (None, None);
+        return StreamStats::default();
     }
     per.sort_unstable();
-    let rate = (secs > 0.0).then(|| bytes as f64 / secs / 1e9);
-    (Some(per[per.len() / 2]), rate)
+    let rate = |t: f64| (t > 0.0).then(|| bytes as f64 / t / 1e9);
+    StreamStats {
+        bytes_per_partition: Some(per[per.len() / 2]),
+        gb_per_s: rate(secs),
+        link_gb_per_s: rate(copy),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::{Duration, Instant};
+
+    use cuzk_groth16::Timings;
+    use cuzk_scheduler::{JobId, JobOutput, PartitionTimes};
+
+    use super::{stream_stats, StreamStats};
+
+    /// A partition whose passes streamed `gb` GB in `wall` seconds of MSM
+    /// stages, `copy` seconds of it copies.
+    fn part(gb: u64, wall: f64, copy: f64) -> PartitionTimes {
+        let mut t = Timings::default();
+        let t0 = Instant::now();
+        if gb > 0 {
+            t.count("stream_bytes", gb * 1_000_000_000);
+        }
+        t.add_at("ntt_h", t0, Duration::from_secs(5));
+        t.add_at("msm_h", t0, Duration::from_secs_f64(wall / 2.0));
+        t.add_at("msm_l", t0, Duration::from_secs_f64(wall / 2.0));
+        t.beside("stream_upload", t0, Duration::from_secs_f64(copy / 2.0));
+        t.beside("stream_upload", t0, Duration::from_secs_f64(copy / 2.0));
+        t.beside("stream_kernels", t0, Duration::from_secs_f64(wall));
+        PartitionTimes {
+            synthesis: Duration::ZERO,
+            gpu_wait: Duration::ZERO,
+            gpu: Duration::ZERO,
+            stages: t,
+            assembly: Duration::ZERO,
+            verify: Duration::ZERO,
+            device: 0,
+        }
+    }
+
+    fn job(partitions: Vec<PartitionTimes>) -> JobOutput {
+        JobOutput {
+            job: JobId(0),
+            proofs: Vec::new(),
+            inputs: Vec::new(),
+            partitions,
+            submitted_at: 0.0,
+            finished_at: 1.0,
+        }
+    }
+
+    #[test]
+    fn streamed_bytes_over_the_passes_and_over_the_copies() {
+        // 48 GB in 4 s of passes with 1 s of copies, twice; 24 GB in 2 s
+        // with 0.5 s; a resident partition (no bytes, its stages ignored).
+        let a = job(vec![part(48, 4.0, 1.0), part(0, 9.0, 0.0)]);
+        let b = job(vec![part(48, 4.0, 1.0), part(24, 2.0, 0.5)]);
+        let st = stream_stats(&[&a, &b]);
+        assert_eq!(st.bytes_per_partition, Some(48_000_000_000));
+        let close = |x: Option<f64>, y: f64| (x.unwrap() - y).abs() < 1e-9;
+        assert!(close(st.gb_per_s, 120.0 / 10.0), "{st:?}");
+        assert!(close(st.link_gb_per_s, 120.0 / 2.5), "{st:?}");
+        assert_eq!(
+            stream_stats(&[&job(vec![part(0, 1.0, 0.0)])]),
+            StreamStats::default()
+        );
+    }
 }
