@@ -27,7 +27,8 @@
 //! `RELEASE_ARCHS` for every kernel library (SASS for sm_80, 86, 89, 90 and
 //! 120, PTX of sm_80 for newer cards), whatever `CUZK_CUDA_ARCHS` says in
 //! the caller's environment: a release runs on every card a provider
-//! proves on.
+//! proves on. `--archs 90` narrows it for the GPU machine's test of the
+//! tarball (its transfers are limited to 64 MiB), in a tarball named so.
 
 use std::collections::BTreeSet;
 use std::fs;
@@ -101,6 +102,27 @@ pub(crate) struct DistArgs {
     /// dev-dependencies widen zerocopy's, getrandom's and regex's.
     #[arg(long, conflicts_with = "cuda")]
     prebuilt: bool,
+    /// With `--cuda`: SASS for these architectures only (a comma list,
+    /// e.g. `90`), in a tarball named `…-cuda-sm<list>` so it is never
+    /// taken for a release. For the GPU machine, whose transfers take at
+    /// most 64 MiB: a release's five architectures are several times
+    /// that (sm_90 alone is a 40 MB fatbin).
+    #[arg(long, requires = "cuda", value_parser = parse_archs)]
+    archs: Option<String>,
+}
+
+/// `--archs`: a comma list of two- or three-digit compute capabilities.
+fn parse_archs(s: &str) -> std::result::Result<String, String> {
+    let ok = !s.is_empty()
+        && s.split(',')
+            .all(|a| (2..=3).contains(&a.len()) && a.bytes().all(|b| b.is_ascii_digit()));
+    if ok {
+        Ok(s.to_string())
+    } else {
+        Err(format!(
+            "{s:?}: a comma list of compute capabilities, e.g. 90 or 86,90"
+        ))
+    }
 }
 
 pub(crate) fn run(args: DistArgs) -> Result<()> {
@@ -109,8 +131,11 @@ pub(crate) fn run(args: DistArgs) -> Result<()> {
     let (version, target_dir) = cuzk_version_and_target_dir(&root, &cargo)?;
     let triple = host_triple()?;
     let name = format!(
-        "cuzk-{version}-{triple}{}",
-        if args.cuda { "-cuda" } else { "" }
+        "cuzk-{version}-{triple}{}{}",
+        if args.cuda { "-cuda" } else { "" },
+        args.archs
+            .as_ref()
+            .map_or_else(String::new, |a| format!("-sm{}", a.replace(',', "-")))
     );
 
     let mut build = Command::new(&cargo);
@@ -126,11 +151,19 @@ pub(crate) fn run(args: DistArgs) -> Result<()> {
             .map_err(|e| anyhow::anyhow!("{e}"))
             .context("--cuda needs nvcc")?;
         build.args(["--features", "cuda"]);
-        build.env_remove("CUZK_CUDA_ARCHS");
-        eprintln!(
-            "xtask dist: CUDA kernels for sm_{:?} (cuzk-cuda-build RELEASE_ARCHS)",
-            cuzk_cuda_build::RELEASE_ARCHS
-        );
+        match &args.archs {
+            Some(a) => {
+                build.env("CUZK_CUDA_ARCHS", a);
+                eprintln!("xtask dist: CUDA kernels for sm {a} only (--archs): not a release");
+            }
+            None => {
+                build.env_remove("CUZK_CUDA_ARCHS");
+                eprintln!(
+                    "xtask dist: CUDA kernels for sm_{:?} (cuzk-cuda-build RELEASE_ARCHS)",
+                    cuzk_cuda_build::RELEASE_ARCHS
+                );
+            }
+        }
     }
     if !args.prebuilt {
         run_ok(&mut build, "cargo build -p cuzk")?;

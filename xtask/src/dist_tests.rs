@@ -194,3 +194,12 @@ fn http_get_on_a_closed_port_is_not_ok() {
     let port = free_port().unwrap();
     assert!(!http_get_ok(port, "/status"));
 }
+
+#[test]
+fn archs_take_a_comma_list_of_compute_capabilities() {
+    assert_eq!(parse_archs("90").unwrap(), "90");
+    assert_eq!(parse_archs("86,90,120").unwrap(), "86,90,120");
+    for bad in ["", "9", "sm_90", "90,", "90;86", "1200"] {
+        assert!(parse_archs(bad).is_err(), "{bad:?} accepted");
+    }
+}

@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Session 30 (planned), device call 1. Bundle: `CUZK_CUDA_ARCHS=90 cargo
+# xtask gpu-bundle --out gpu-bundle-s30 -p cuzk-groth16 --test gpu
+# --no-extras`, its bin/ fully stripped (`strip --strip-all`), gpu-hog
+# added, the session26/29/30 scripts copied in, and the sm_90 tarball
+# (`cargo xtask dist --cuda --archs 90`) in its dist/.
+# - background: the 32 GiB test parameters (GPU generator, ~250 s), then
+#   32 GiB PoRep at J = 8 under each limit of ${LIMITS:-16GiB 24GiB}
+#   (session26-bench.sh, tags l16GiB, l24GiB, …): issue 33's streamed
+#   partition at pipeline depth 2 (≈ 44 s/proof expected at 16 GiB,
+#   against 58.2 s at depth 1);
+# - foreground: the groth16 GPU tests (streamed bytes = resident), then
+#   issue 37's GPU tarball (session30-dist.sh);
+# - packs what it has at ~${UNTIL:-540} s; then, on the warm machine,
+#   `TAG=l24GiB UNTIL=560 bash gpu-bundle-s30/session26-poll.sh` until the
+#   last bench's .err ends with rc=.
+. "$(dirname "$0")/lib.sh"
+export CUZK_EXPECT_GPU=1
+t() { ls "$B"/tests/"$1"* | head -1; }
+W=/tmp/s26
+mkdir -p $W && cp "$B"/bin/* $W/
+cd $W
+LIMITS=${LIMITS:-16GiB 24GiB}
+setsid bash -c "/usr/bin/time -v ./cuzk testdata porep --sector-size 32GiB --params-only --generator cuzk-gpu --dir $W/td32 > $W/params.log 2>&1; echo params_rc=\$? >> $W/params.log; while [ ! -f $W/fg.done ]; do sleep 2; done; for L in $LIMITS; do TAG=l\$L LIMIT=\$L J=${J:-8} bash $HERE/session26-bench.sh; done" < /dev/null > /dev/null 2>&1 &
+T groth16_gpu 240 "$(t cuzk-groth16--gpu)" --include-ignored --test-threads=1
+. "$HERE/session30-dist.sh"
+touch $W/fg.done
+TAG=l${LIMITS%% *} UNTIL=${UNTIL:-540} . "$HERE/session26-poll.sh"
