@@ -357,8 +357,8 @@ impl Backend for GpuBackend {
             // device lock, so a second one inside `evaluate` uses no
             // device memory: it classifies on the CPU while the first has
             // the device. At depth 1 the classification (1.4 s of a 32 GiB
-            // partition's 6.0 s under a 16 GiB limit, H100, session 29)
-            // ran between the two.
+            // partition's 6.0 s under a 16 GiB limit on an H100) ran
+            // between the two.
             None => 2,
         }
     }
