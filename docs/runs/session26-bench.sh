@@ -4,7 +4,8 @@
 # under device memory limit $LIMIT ("none": the card's free memory less
 # the margin), beside gpu-hog holding all but $HOG GiB when HOG is set.
 # Writes /tmp/s26/b32-$TAG.{json,err} and tl32-$TAG.jsonl; the .err ends
-# with "rc=N".
+# with "rc=N". $ARGS, when set, is added to the bench's command line
+# (e.g. "--ni").
 W=/tmp/s26
 cd $W
 lim=(--memory-limit "$LIMIT"); [ "$LIMIT" = none ] && lim=()
@@ -12,7 +13,7 @@ if [ -n "${HOG:-}" ]; then
   ./gpu-hog "$HOG" > $W/hog-$TAG.log 2>&1 & sleep 5
   nvidia-smi --query-gpu=memory.used,memory.free --format=csv >> $W/hog-$TAG.log
 fi
-CUZK_R1CS_CACHE=$W/r1cs /usr/bin/time -v ./cuzk bench porep --sector-size 32GiB --param-cache $W/td32/params -j "$J" -c 64 --gw 2 --backend gpu "${lim[@]}" --timeline $W/tl32-$TAG.jsonl --json > $W/b32-$TAG.json 2> $W/b32-$TAG.err
+CUZK_R1CS_CACHE=$W/r1cs /usr/bin/time -v ./cuzk bench porep --sector-size 32GiB --param-cache $W/td32/params -j "$J" -c 64 --gw 2 --backend gpu "${lim[@]}" ${ARGS:-} --timeline $W/tl32-$TAG.jsonl --json > $W/b32-$TAG.json 2> $W/b32-$TAG.err
 echo rc=$? >> $W/b32-$TAG.err
 [ -n "${HOG:-}" ] && pkill gpu-hog
 true

@@ -6,12 +6,7 @@
 # --archs 90`, 26.6 MiB: a release's five architectures are over the
 # device tool's 64 MiB transfer limit).
 [ -n "${HERE:-}" ] || . "$(dirname "$0")/lib.sh"
-D=/tmp/dist
-rm -rf $D && mkdir -p $D
-tb=$(ls "$HERE"/dist/cuzk-*-cuda*.tar.gz | head -1)
-T dist_unpack 60 tar xzf "$tb" -C $D
-top=$(ls -d $D/cuzk-*/ | head -1)
-ls -lR "$top" >> "$O/log.txt" 2>&1
+[ -n "${top:-}" ] || . "$HERE/session30-dist-unpack.sh"
 T dist_version 30 "$top/bin/cuzk" --version
 T dist_info 60 "$top/bin/cuzk" info
 T dist_demo_gpu 300 "$top/bin/cuzk" demo --backend gpu
