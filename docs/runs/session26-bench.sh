@@ -5,7 +5,10 @@
 # the margin), beside gpu-hog holding all but $HOG GiB when HOG is set.
 # Writes /tmp/s26/b32-$TAG.{json,err} and tl32-$TAG.jsonl; the .err ends
 # with "rc=N". $ARGS, when set, is added to the bench's command line
-# (e.g. "--ni").
+# (e.g. "--ni"). Beside the bench, mon-$TAG.log samples every 5 s the
+# host's memory (vmstat, /proc/pressure/memory) and the GPU's clocks,
+# throttle reasons, power and memory: a run whose stages slowed 10–80×
+# part-way (2026-12-06, NI bench) left no way to tell which.
 W=/tmp/s26
 cd $W
 lim=(--memory-limit "$LIMIT"); [ "$LIMIT" = none ] && lim=()
@@ -13,7 +16,10 @@ if [ -n "${HOG:-}" ]; then
   ./gpu-hog "$HOG" > $W/hog-$TAG.log 2>&1 & sleep 5
   nvidia-smi --query-gpu=memory.used,memory.free --format=csv >> $W/hog-$TAG.log
 fi
+( while :; do date +%s; cat /proc/pressure/memory 2>/dev/null; vmstat -w 1 2 | tail -1; nvidia-smi --query-gpu=clocks.sm,clocks.mem,temperature.gpu,power.draw,clocks_throttle_reasons.active,memory.used,utilization.gpu --format=csv,noheader; sleep 5; done > $W/mon-$TAG.log 2>&1 ) &
+MON=$!
 CUZK_R1CS_CACHE=$W/r1cs /usr/bin/time -v ./cuzk bench porep --sector-size 32GiB --param-cache $W/td32/params -j "$J" -c 64 --gw 2 --backend gpu "${lim[@]}" ${ARGS:-} --timeline $W/tl32-$TAG.jsonl --json > $W/b32-$TAG.json 2> $W/b32-$TAG.err
 echo rc=$? >> $W/b32-$TAG.err
+kill $MON
 [ -n "${HOG:-}" ] && pkill gpu-hog
 true

@@ -95,13 +95,7 @@ impl WitnessPool {
     /// fits (and is at most twice as large), else a new one, page-locked.
     pub fn take(&self, len: usize) -> FrVec {
         let mut g = self.inner.lock();
-        let best = g
-            .idle
-            .iter()
-            .enumerate()
-            .filter(|(_, b)| b.v.capacity() >= len && b.v.capacity() / 2 <= len.max(1))
-            .min_by_key(|(_, b)| b.v.capacity())
-            .map(|(i, _)| i);
+        let best = fit(&g.idle, len);
         let buf = match best {
             Some(i) => {
                 let b = g.idle.swap_remove(i);
@@ -156,20 +150,45 @@ impl WitnessPool {
     /// Frees idle buffers, largest first, until at most `max_idle` bytes
     /// stay idle.
     pub fn trim_to(&self, max_idle: u64) {
+        self.trim_sparing(max_idle, None);
+    }
+
+    /// [`WitnessPool::trim_to`], sparing the buffer `take(next_len)` would
+    /// reuse: its bytes do not count against `max_idle`.
+    pub fn trim_keeping(&self, max_idle: u64, next_len: usize) {
+        self.trim_sparing(max_idle, Some(next_len));
+    }
+
+    fn trim_sparing(&self, max_idle: u64, next_len: Option<usize>) {
         let freed = {
             let mut g = self.inner.lock();
+            let spared = next_len
+                .and_then(|len| fit(&g.idle, len))
+                .map(|i| g.idle.swap_remove(i));
+            let spared_bytes = spared.as_ref().map_or(0, |b| bytes_of(&b.v));
             g.idle.sort_by_key(|b| b.v.capacity());
             let mut freed = Vec::new();
-            while g.stats.idle_bytes > max_idle {
+            while g.stats.idle_bytes - spared_bytes > max_idle {
                 let Some(b) = g.idle.pop() else { break };
                 g.stats.idle_bytes -= bytes_of(&b.v);
                 g.stats.freed += 1;
                 freed.push(b);
             }
+            g.idle.extend(spared);
             freed
         };
         freed.into_iter().for_each(release);
     }
+}
+
+/// The idle buffer `take(len)` reuses: the smallest with room for `len`
+/// elements and at most twice that.
+fn fit(idle: &[Buffer], len: usize) -> Option<usize> {
+    idle.iter()
+        .enumerate()
+        .filter(|(_, b)| b.v.capacity() >= len && b.v.capacity() / 2 <= len.max(1))
+        .min_by_key(|(_, b)| b.v.capacity())
+        .map(|(i, _)| i)
 }
 
 impl FrAlloc for WitnessPool {
@@ -181,8 +200,8 @@ impl FrAlloc for WitnessPool {
         WitnessPool::idle_bytes(self)
     }
 
-    fn trim_to(&self, max_idle: u64) {
-        WitnessPool::trim_to(self, max_idle);
+    fn trim_keeping(&self, max_idle: u64, next_len: usize) {
+        WitnessPool::trim_keeping(self, max_idle, next_len);
     }
 }
 
@@ -282,6 +301,35 @@ mod tests {
             assert!(!pool.take(10).is_page_locked());
             assert!(!pool.stats().page_locked);
         }
+    }
+
+    #[test]
+    fn trimming_spares_the_buffer_the_next_request_takes() {
+        let fr = std::mem::size_of::<Fr>() as u64;
+        let pool = WitnessPool::new(1 << 30);
+        let (a, b, c) = (pool.take(1000), pool.take(4000), pool.take(1000));
+        let small = [a.as_ptr() as usize, c.as_ptr() as usize];
+        drop((a, b, c));
+        assert_eq!(pool.idle_bytes(), 6000 * fr);
+        // No room at all: everything goes but one buffer a request for 900
+        // elements reuses (a 1000 one; 4000 is over twice the request).
+        pool.trim_keeping(0, 900);
+        let s = pool.stats();
+        assert_eq!((s.idle_bytes, s.freed), (1000 * fr, 2));
+        let kept = pool.take(900);
+        assert!(small.contains(&(kept.as_ptr() as usize)));
+        assert_eq!(pool.stats().reused, 1);
+        drop(kept);
+        // A request nothing fits spares nothing; room beyond the spared
+        // buffer keeps others, largest freed first.
+        pool.trim_keeping(0, 10);
+        assert_eq!(pool.idle_bytes(), 0);
+        let (d, e) = (pool.take(1000), pool.take(4000));
+        drop((d, e));
+        pool.trim_keeping(1000 * fr, 4000);
+        assert_eq!(pool.idle_bytes(), 5000 * fr);
+        pool.trim_keeping(0, 4000);
+        assert_eq!(pool.idle_bytes(), 4000 * fr);
     }
 
     #[test]

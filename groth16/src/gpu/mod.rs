@@ -323,7 +323,8 @@ impl GpuBackend {
 
 /// Idle page-locked witness buffers kept for reuse: four 32 GiB PoRep
 /// witnesses (4.2 GB each). The engine frees idle ones its host budget
-/// cannot hold beside the next partition.
+/// cannot hold beside the next partition, all but the one that partition
+/// reuses.
 const WITNESS_IDLE_BYTES: u64 = 17 << 30;
 
 /// The page-locked witness buffers all GPU backends of the process share

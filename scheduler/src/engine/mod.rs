@@ -136,6 +136,9 @@ struct Job {
     /// The part of `bytes` released when synthesis ends
     /// ([`PartitionSource::synthesis_scratch_bytes`]).
     scratch_bytes: Vec<u64>,
+    /// Aux values per partition: the length of the witness buffer its
+    /// synthesis takes from the backend's pool (part of `bytes`).
+    witness_len: Vec<usize>,
     next: usize,
     in_synth: usize,
     done: Vec<Option<Done>>,

@@ -31,6 +31,7 @@ impl Inner {
         let mut bytes = Vec::with_capacity(n);
         let mut proving = Vec::with_capacity(n);
         let mut scratch = Vec::with_capacity(n);
+        let mut witness_len = Vec::with_capacity(n);
         let abc_on_device = spec
             .source
             .record()
@@ -63,6 +64,7 @@ impl Inner {
             }
             bytes.push(need);
             scratch.push(extra);
+            witness_len.push(shape.num_aux);
             proving.push(if abc_on_device {
                 shape.witness_bytes()
             } else {
@@ -96,6 +98,7 @@ impl Inner {
                 bytes,
                 proving_bytes: proving,
                 scratch_bytes: scratch,
+                witness_len,
                 next: 0,
                 in_synth: 0,
                 done: (0..n).map(|_| None).collect(),
@@ -146,11 +149,16 @@ impl Inner {
             return Pick::Budget;
         }
         // Idle witness buffers are host memory too: free what would not
-        // fit beside this partition (it may reuse one of the rest).
+        // fit beside this partition, except the buffer its synthesis will
+        // reuse, already counted in `need`. Freeing that one too made every
+        // partition of a budget-bound steady state page-lock a new 4.2 GB
+        // buffer (32 GiB PoRep), ~1.3 s that stalled the other GPU
+        // worker's CUDA calls.
         if let Some(a) = &self.witness_alloc {
             let room = self.opts.memory_budget - st.reserved - need;
             if a.idle_bytes() > room {
-                a.trim_to(room);
+                let j = &st.jobs[&id];
+                a.trim_keeping(room, j.witness_len[j.next]);
             }
         }
         for (oid, o) in st.jobs.iter_mut() {

@@ -2,7 +2,8 @@
 //! binary, sources with injectable failures, backends that fail on purpose.
 #![allow(dead_code)]
 
-use cuzk_field::{Field, Fr, G1Projective, Group};
+use cuzk_field::{Field, Fr, FrAlloc, FrVec, G1Projective, Group, VecHome};
+use parking_lot::Mutex;
 use cuzk_groth16::{
     Backend, CpuBackend, Groth16Error, Parameters, ProofParts, Timings, ToxicWaste,
 };
@@ -12,7 +13,7 @@ use cuzk_synth::compiled::CompiledR1cs;
 use cuzk_synth::{Circuit, ConstraintSystem, ProvingAssignment, Shape, SynthesisError};
 use rand_chacha::{rand_core::SeedableRng, ChaCha8Rng};
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, OnceLock};
+use std::sync::{Arc, OnceLock, Weak};
 
 pub const CHAIN: usize = 6;
 
@@ -94,6 +95,9 @@ pub struct TestBackend {
     /// Claims to compute a deferred assignment's a, b, c in device memory
     /// (it computes them on the host, like the CPU backend).
     pub abc_on_device: bool,
+    /// The witness buffers it offers the engine (a GPU backend's
+    /// page-locked pool).
+    pub pool: Option<Arc<dyn FrAlloc>>,
 }
 
 impl TestBackend {
@@ -131,6 +135,78 @@ impl Backend for TestBackend {
     fn abc_on_device(&self, _record: &Arc<CompiledR1cs>) -> bool {
         self.abc_on_device
     }
+
+    fn witness_alloc(&self) -> Option<Arc<dyn FrAlloc>> {
+        self.pool.clone()
+    }
+}
+
+/// A witness buffer pool that counts what it makes: buffers of exactly the
+/// requested length, reused when one is idle; `trim_keeping` as the
+/// trait says.
+#[derive(Debug, Default)]
+pub struct CountingPool {
+    idle: Mutex<Vec<Vec<Fr>>>,
+    pub made: AtomicUsize,
+    pub reused: AtomicUsize,
+    pub freed: AtomicUsize,
+    me: OnceLock<Weak<CountingPool>>,
+}
+
+impl CountingPool {
+    pub fn new() -> Arc<Self> {
+        let p = Arc::new(CountingPool::default());
+        p.me.set(Arc::downgrade(&p)).unwrap();
+        p
+    }
+}
+
+impl FrAlloc for CountingPool {
+    fn alloc(&self, len: usize) -> FrVec {
+        let mut idle = self.idle.lock();
+        let v = match idle.iter().position(|v| v.capacity() == len) {
+            Some(i) => {
+                self.reused.fetch_add(1, Ordering::SeqCst);
+                idle.swap_remove(i)
+            }
+            None => {
+                self.made.fetch_add(1, Ordering::SeqCst);
+                Vec::with_capacity(len)
+            }
+        };
+        let home: Arc<dyn VecHome> = self.me.get().unwrap().upgrade().unwrap();
+        FrVec::pooled(v, home)
+    }
+
+    fn idle_bytes(&self) -> u64 {
+        let b: usize = self.idle.lock().iter().map(|v| v.capacity()).sum();
+        (b * std::mem::size_of::<Fr>()) as u64
+    }
+
+    fn trim_keeping(&self, max_idle: u64, next_len: usize) {
+        let mut idle = self.idle.lock();
+        let spared = idle
+            .iter()
+            .position(|v| v.capacity() == next_len)
+            .map(|i| idle.swap_remove(i));
+        let fr = std::mem::size_of::<Fr>() as u64;
+        while idle.iter().map(|v| v.capacity() as u64 * fr).sum::<u64>() > max_idle {
+            idle.pop();
+            self.freed.fetch_add(1, Ordering::SeqCst);
+        }
+        idle.extend(spared);
+    }
+}
+
+impl VecHome for CountingPool {
+    fn give_back(&self, mut v: Vec<Fr>) {
+        v.clear();
+        self.idle.lock().push(v);
+    }
+
+    fn page_locked(&self) -> bool {
+        false
+    }
 }
 
 /// The TinyCircuit recorded once (`cuzk_synth::compiled`).
@@ -157,7 +233,15 @@ impl PartitionSource for DeferredSource {
     }
 
     fn synthesize(&self, index: usize) -> Result<ProvingAssignment, cuzk_scheduler::SourceError> {
-        Ok(record().synthesize_deferred(tiny(self.job, index))?)
+        self.synthesize_in(index, None)
+    }
+
+    fn synthesize_in(
+        &self,
+        index: usize,
+        alloc: Option<&dyn FrAlloc>,
+    ) -> Result<ProvingAssignment, cuzk_scheduler::SourceError> {
+        Ok(record().synthesize_deferred_in(tiny(self.job, index), alloc)?)
     }
 
     fn record(&self) -> Option<Arc<CompiledR1cs>> {
