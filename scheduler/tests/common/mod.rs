@@ -3,17 +3,18 @@
 #![allow(dead_code)]
 
 use cuzk_field::{Field, Fr, FrAlloc, FrVec, G1Projective, Group, VecHome};
-use parking_lot::Mutex;
 use cuzk_groth16::{
     Backend, CpuBackend, Groth16Error, Parameters, ProofParts, Timings, ToxicWaste,
 };
-use cuzk_scheduler::{CircuitSource, PartitionSource};
+use cuzk_scheduler::{CircuitSource, Engine, EngineOptions, JobSpec, PartitionSource};
 use cuzk_synth::circuits::TinyCircuit;
 use cuzk_synth::compiled::CompiledR1cs;
 use cuzk_synth::{Circuit, ConstraintSystem, ProvingAssignment, Shape, SynthesisError};
+use parking_lot::Mutex;
 use rand_chacha::{rand_core::SeedableRng, ChaCha8Rng};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, OnceLock, Weak};
+use std::time::{Duration, Instant};
 
 pub const CHAIN: usize = 6;
 
@@ -246,5 +247,51 @@ impl PartitionSource for DeferredSource {
 
     fn record(&self) -> Option<Arc<CompiledR1cs>> {
         Some(record())
+    }
+}
+
+/// Host bytes of the registered test parameters: the engine counts them
+/// in its budget (the CPU backend proves from the host copy).
+pub fn srs() -> u64 {
+    params().host_bytes()
+}
+
+/// One backend per device: the same counting backend stands in for each.
+pub fn backends(opts: &EngineOptions, b: Arc<TestBackend>) -> Vec<Arc<dyn cuzk_groth16::Backend>> {
+    (0..opts.devices.len())
+        .map(|_| b.clone() as Arc<dyn cuzk_groth16::Backend>)
+        .collect()
+}
+
+pub fn engine(opts: EngineOptions, backend: Arc<TestBackend>) -> Engine {
+    let be = backends(&opts, backend);
+    let e = Engine::new(opts, be).expect("engine");
+    e.register_circuit("tiny", params()).expect("register");
+    e
+}
+
+pub fn job(seed: u64, n: usize) -> JobSpec {
+    JobSpec::new("tiny", source(seed, n, Inject::None))
+}
+
+/// Waits until no work is in flight (workers finish discarded partitions
+/// after their job is over). Polling with a generous limit, not a timing
+/// assertion: a hang fails here rather than hanging the suite.
+pub fn quiesce(e: &Engine) {
+    let t = Instant::now();
+    loop {
+        let s = e.stats();
+        if s.jobs_active == 0
+            && s.synthesis_busy == 0
+            && s.gpu_workers_busy == 0
+            && s.gpu_queue == 0
+        {
+            return;
+        }
+        assert!(
+            t.elapsed() < Duration::from_secs(120),
+            "engine did not go idle: {s:?}"
+        );
+        std::thread::sleep(Duration::from_millis(5));
     }
 }
