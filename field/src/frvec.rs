@@ -32,10 +32,11 @@ pub trait FrAlloc: Send + Sync + fmt::Debug {
     fn idle_bytes(&self) -> u64;
 
     /// Frees idle buffers until at most `max_idle` bytes stay idle besides
-    /// the one `alloc(next_len)` would take, if any. For a caller about to
-    /// make that request with its memory already counted: freeing that
-    /// buffer would only make the request allocate and page-lock a new one.
-    fn trim_keeping(&self, max_idle: u64, next_len: usize);
+    /// the one `alloc(len)` would take, for `next_len = Some(len)`. For a
+    /// caller about to make that request with its memory already counted:
+    /// freeing that buffer would only make the request allocate and
+    /// page-lock a new one.
+    fn trim_keeping(&self, max_idle: u64, next_len: Option<usize>);
 }
 
 /// A `Vec<Fr>` that may live in pooled memory. Derefs to `[Fr]`; grows

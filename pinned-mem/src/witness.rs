@@ -150,16 +150,13 @@ impl WitnessPool {
     /// Frees idle buffers, largest first, until at most `max_idle` bytes
     /// stay idle.
     pub fn trim_to(&self, max_idle: u64) {
-        self.trim_sparing(max_idle, None);
+        self.trim_keeping(max_idle, None);
     }
 
-    /// [`WitnessPool::trim_to`], sparing the buffer `take(next_len)` would
-    /// reuse: its bytes do not count against `max_idle`.
-    pub fn trim_keeping(&self, max_idle: u64, next_len: usize) {
-        self.trim_sparing(max_idle, Some(next_len));
-    }
-
-    fn trim_sparing(&self, max_idle: u64, next_len: Option<usize>) {
+    /// [`WitnessPool::trim_to`], sparing the buffer `take(len)` would reuse
+    /// for `next_len = Some(len)`: its bytes do not count against
+    /// `max_idle`.
+    pub fn trim_keeping(&self, max_idle: u64, next_len: Option<usize>) {
         let freed = {
             let mut g = self.inner.lock();
             let spared = next_len
@@ -200,7 +197,7 @@ impl FrAlloc for WitnessPool {
         WitnessPool::idle_bytes(self)
     }
 
-    fn trim_keeping(&self, max_idle: u64, next_len: usize) {
+    fn trim_keeping(&self, max_idle: u64, next_len: Option<usize>) {
         WitnessPool::trim_keeping(self, max_idle, next_len);
     }
 }
@@ -313,7 +310,7 @@ mod tests {
         assert_eq!(pool.idle_bytes(), 6000 * fr);
         // No room at all: everything goes but one buffer a request for 900
         // elements reuses (a 1000 one; 4000 is over twice the request).
-        pool.trim_keeping(0, 900);
+        pool.trim_keeping(0, Some(900));
         let s = pool.stats();
         assert_eq!((s.idle_bytes, s.freed), (1000 * fr, 2));
         let kept = pool.take(900);
@@ -322,13 +319,13 @@ mod tests {
         drop(kept);
         // A request nothing fits spares nothing; room beyond the spared
         // buffer keeps others, largest freed first.
-        pool.trim_keeping(0, 10);
+        pool.trim_keeping(0, Some(10));
         assert_eq!(pool.idle_bytes(), 0);
         let (d, e) = (pool.take(1000), pool.take(4000));
         drop((d, e));
-        pool.trim_keeping(1000 * fr, 4000);
+        pool.trim_keeping(1000 * fr, Some(4000));
         assert_eq!(pool.idle_bytes(), 5000 * fr);
-        pool.trim_keeping(0, 4000);
+        pool.trim_keeping(0, Some(4000));
         assert_eq!(pool.idle_bytes(), 4000 * fr);
     }
 

@@ -136,9 +136,11 @@ struct Job {
     /// The part of `bytes` released when synthesis ends
     /// ([`PartitionSource::synthesis_scratch_bytes`]).
     scratch_bytes: Vec<u64>,
-    /// Aux values per partition: the length of the witness buffer its
-    /// synthesis takes from the backend's pool (part of `bytes`).
-    witness_len: Vec<usize>,
+    /// Per partition, the length of the witness buffer its synthesis
+    /// takes from the backend's pool (part of `bytes`): the aux count of a
+    /// source with a record (witness-only synthesis), None for others,
+    /// which take none.
+    witness_len: Vec<Option<usize>>,
     next: usize,
     in_synth: usize,
     done: Vec<Option<Done>>,

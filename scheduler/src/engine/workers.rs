@@ -32,10 +32,10 @@ impl Inner {
         let mut proving = Vec::with_capacity(n);
         let mut scratch = Vec::with_capacity(n);
         let mut witness_len = Vec::with_capacity(n);
-        let abc_on_device = spec
-            .source
-            .record()
-            .is_some_and(|r| self.backends.iter().all(|b| b.abc_on_device(&r)));
+        let record = spec.source.record();
+        let abc_on_device = record
+            .as_ref()
+            .is_some_and(|r| self.backends.iter().all(|b| b.abc_on_device(r)));
         for index in 0..n {
             let shape = spec.source.shape(index).map_err(|e| EngineError::Shape {
                 index,
@@ -64,7 +64,7 @@ impl Inner {
             }
             bytes.push(need);
             scratch.push(extra);
-            witness_len.push(shape.num_aux);
+            witness_len.push(record.is_some().then_some(shape.num_aux));
             proving.push(if abc_on_device {
                 shape.witness_bytes()
             } else {

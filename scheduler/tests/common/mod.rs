@@ -184,11 +184,10 @@ impl FrAlloc for CountingPool {
         (b * std::mem::size_of::<Fr>()) as u64
     }
 
-    fn trim_keeping(&self, max_idle: u64, next_len: usize) {
+    fn trim_keeping(&self, max_idle: u64, next_len: Option<usize>) {
         let mut idle = self.idle.lock();
-        let spared = idle
-            .iter()
-            .position(|v| v.capacity() == next_len)
+        let spared = next_len
+            .and_then(|len| idle.iter().position(|v| v.capacity() == len))
             .map(|i| idle.swap_remove(i));
         let fr = std::mem::size_of::<Fr>() as u64;
         while idle.iter().map(|v| v.capacity() as u64 * fr).sum::<u64>() > max_idle {
