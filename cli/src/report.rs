@@ -188,10 +188,26 @@ pub struct BenchReport {
     /// why (resident, or streamed: chunks, where a, b, c were computed).
     #[serde(default)]
     pub placement: Vec<String>,
+    /// Page-locked witness buffers made (each registered once: ≈ 0.3 s per
+    /// 4.2 GB) and reused, when the backend has a pool. A steady state
+    /// makes about as many as partitions in flight and reuses the rest.
+    #[serde(default)]
+    pub witness_buffers: Option<WitnessBuffers>,
     /// The resource that bounded throughput.
     pub bounded_by: Bound,
     /// The numbers behind `bounded_by`, in words.
     pub bound_reason: String,
+}
+
+/// The witness pool's counters over a run ([`BenchReport::witness_buffers`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct WitnessBuffers {
+    /// Buffers made.
+    pub made: u64,
+    /// Requests served by an idle buffer.
+    pub reused: u64,
+    /// Idle buffers freed.
+    pub freed: u64,
 }
 
 /// A report and the raw timeline it was computed from.
@@ -292,6 +308,12 @@ pub fn bench(
     report.memory_overcommit_bytes = stats.memory_overcommit;
     report.peak_rss_bytes = sysinfo::peak_rss();
     report.placement = placement;
+    report.witness_buffers = (stats.witness_buffers_made + stats.witness_buffers_reused > 0)
+        .then_some(WitnessBuffers {
+            made: stats.witness_buffers_made,
+            reused: stats.witness_buffers_reused,
+            freed: stats.witness_buffers_freed,
+        });
     let ok: Vec<&JobOutput> = results.iter().filter_map(|r| r.as_ref().ok()).collect();
     report.completed_jobs = ok.len();
     report.failed_jobs = results.len() - ok.len();
@@ -506,6 +528,7 @@ fn analyze(
         peak_rss_bytes: None,
         stream_bytes_per_partition: None,
         placement: Vec::new(),
+        witness_buffers: None,
         stream_gb_per_s: None,
         stream_link_gb_per_s: None,
         bounded_by,
@@ -637,6 +660,12 @@ impl BenchReport {
         );
         for (d, p) in self.placement.iter().enumerate() {
             s += &format!("  placement, device {d}: {p}\n");
+        }
+        if let Some(w) = self.witness_buffers {
+            s += &format!(
+                "  witness buffers (page-locked): made {}, reused {}, freed {}\n",
+                w.made, w.reused, w.freed
+            );
         }
         if let Some(b) = self.stream_bytes_per_partition {
             let gbs = |r: Option<f64>| r.map_or_else(|| "n/a".into(), |r| format!("{r:.1}"));

@@ -122,6 +122,8 @@ fn bench_reports_every_field() {
     }
     assert!(r.peak_reserved_bytes > 0 && r.peak_reserved_bytes <= r.memory_budget_bytes);
     assert_eq!(r.memory_overcommit_bytes, 0);
+    // The CPU backend has no witness pool.
+    assert_eq!(r.witness_buffers, None);
     if cfg!(target_os = "linux") {
         assert!(r.peak_rss_bytes.unwrap() > 0);
     }

@@ -22,6 +22,17 @@ pub trait VecHome: Send + Sync + fmt::Debug {
     fn page_locked(&self) -> bool;
 }
 
+/// What a [`FrAlloc`] did since it was made.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct AllocCounts {
+    /// Buffers allocated (for a page-locked pool, each registered once).
+    pub made: u64,
+    /// Requests served by an idle buffer.
+    pub reused: u64,
+    /// Idle buffers freed.
+    pub freed: u64,
+}
+
 /// A source of pooled [`FrVec`]s (cuzk-pinned-mem's `WitnessPool`): what
 /// witness synthesis writes into when the prover reads witnesses by DMA.
 pub trait FrAlloc: Send + Sync + fmt::Debug {
@@ -37,6 +48,9 @@ pub trait FrAlloc: Send + Sync + fmt::Debug {
     /// freeing that buffer would only make the request allocate and
     /// page-lock a new one.
     fn trim_keeping(&self, max_idle: u64, next_len: Option<usize>);
+
+    /// Its counters.
+    fn counts(&self) -> AllocCounts;
 }
 
 /// A `Vec<Fr>` that may live in pooled memory. Derefs to `[Fr]`; grows

@@ -33,4 +33,4 @@ pub use group::{prime::PrimeCurveAffine, Curve, Group};
 
 pub use batch::{batch_inverse, random_vec};
 pub use bitmap::Bitmap;
-pub use frvec::{FrAlloc, FrVec, VecHome};
+pub use frvec::{AllocCounts, FrAlloc, FrVec, VecHome};

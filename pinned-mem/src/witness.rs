@@ -16,7 +16,7 @@ use std::collections::HashMap;
 use std::fmt;
 use std::sync::{Arc, Weak};
 
-use cuzk_field::{Fr, FrAlloc, FrVec, VecHome};
+use cuzk_field::{AllocCounts, Fr, FrAlloc, FrVec, VecHome};
 use parking_lot::Mutex;
 
 /// Counters of a [`WitnessPool`].
@@ -199,6 +199,15 @@ impl FrAlloc for WitnessPool {
 
     fn trim_keeping(&self, max_idle: u64, next_len: Option<usize>) {
         WitnessPool::trim_keeping(self, max_idle, next_len);
+    }
+
+    fn counts(&self) -> AllocCounts {
+        let s = self.stats();
+        AllocCounts {
+            made: s.made,
+            reused: s.reused,
+            freed: s.freed,
+        }
     }
 }
 

@@ -187,4 +187,16 @@ pub struct EngineStats {
     pub jobs_failed: u64,
     /// Jobs cancelled.
     pub jobs_cancelled: u64,
+    /// Page-locked witness buffers the backends' pool made, each
+    /// registered once (0 without a pool). In a steady state it stays near
+    /// the number of partitions in flight.
+    #[serde(default)]
+    pub witness_buffers_made: u64,
+    /// Witness buffer requests served by an idle buffer.
+    #[serde(default)]
+    pub witness_buffers_reused: u64,
+    /// Idle witness buffers freed (over the pool's idle limit, or to make
+    /// room in the budget).
+    #[serde(default)]
+    pub witness_buffers_freed: u64,
 }

@@ -92,7 +92,16 @@ fn a_budget_bound_steady_state_reuses_its_witness_buffers() {
         "freed {}",
         pool.freed.load(Ordering::SeqCst)
     );
-    assert!(e.stats().memory_peak <= witness + srs());
+    let st = e.stats();
+    assert!(st.memory_peak <= witness + srs());
+    assert_eq!(
+        (
+            st.witness_buffers_made,
+            st.witness_buffers_reused,
+            st.witness_buffers_freed
+        ),
+        (1, n as u64 - 1, 0)
+    );
 }
 
 /// A source whose synthesis needs `scratch` bytes beyond its result.

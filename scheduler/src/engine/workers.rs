@@ -601,6 +601,11 @@ impl Inner {
     }
 
     pub(super) fn stats(&self) -> EngineStats {
+        let w = self
+            .witness_alloc
+            .as_ref()
+            .map(|a| a.counts())
+            .unwrap_or_default();
         let st = self.state.lock();
         let uptime = self.epoch.elapsed();
         EngineStats {
@@ -637,6 +642,9 @@ impl Inner {
             jobs_done: st.jobs_done,
             jobs_failed: st.jobs_failed,
             jobs_cancelled: st.jobs_cancelled,
+            witness_buffers_made: w.made,
+            witness_buffers_reused: w.reused,
+            witness_buffers_freed: w.freed,
         }
     }
 }

@@ -2,7 +2,7 @@
 //! binary, sources with injectable failures, backends that fail on purpose.
 #![allow(dead_code)]
 
-use cuzk_field::{Field, Fr, FrAlloc, FrVec, G1Projective, Group, VecHome};
+use cuzk_field::{AllocCounts, Field, Fr, FrAlloc, FrVec, G1Projective, Group, VecHome};
 use cuzk_groth16::{
     Backend, CpuBackend, Groth16Error, Parameters, ProofParts, Timings, ToxicWaste,
 };
@@ -195,6 +195,15 @@ impl FrAlloc for CountingPool {
             self.freed.fetch_add(1, Ordering::SeqCst);
         }
         idle.extend(spared);
+    }
+
+    fn counts(&self) -> AllocCounts {
+        let n = |c: &AtomicUsize| c.load(Ordering::SeqCst) as u64;
+        AllocCounts {
+            made: n(&self.made),
+            reused: n(&self.reused),
+            freed: n(&self.freed),
+        }
     }
 }
 
