@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
-# Planned, device call 1 of the next session. Bundle as session 30's
-# (session30-run1.sh's header) without the groth16 tests: `cargo xtask
-# dist --cuda --archs 90` copied into gpu-bundle-s31/dist/, the
-# session26/30/31 scripts beside it. In the background: the 32 GiB test
-# parameters (≈ 200 s), then 32 GiB PoRep at J = 8 under 16 GiB (tag
-# l16GiB: the witness-buffer stall gone, ≈ 45 s/proof expected against
-# 54.2), the 32 GiB NI-PoRep bench to its end (tag ni, 126 partitions,
+# Planned, device call 1 of the next session. The bundle needs no
+# `xtask gpu-bundle` build, only the sm_90 tarball and the scripts:
+#   mkdir -p gpu-bundle-s31/dist
+#   cp docs/runs/{lib.sh,session26-bench.sh,session26-poll.sh,session30-dist-unpack.sh,session31-run1.sh} gpu-bundle-s31/
+#   cargo xtask dist --cuda --archs 90 && cp target/dist/*-cuda-sm90.tar.gz gpu-bundle-s31/dist/
+# and carry gpu-bundle-s31. In the background: the 32 GiB test parameters
+# (≈ 200 s), then 32 GiB PoRep at J = 8 under 16 GiB (tag l16GiB: the
+# witness-buffer stall gone, ≈ 45 s/proof expected against 54.2; the
+# report's witness_buffers.made should stay near the partitions in
+# flight), the 32 GiB NI-PoRep bench to its end (tag ni, 126 partitions,
 # ≈ 570 s), then J = 8 under ${LATER:-24GiB} (tags l24GiB, …); each
 # bench with its mon-$TAG.log of memory pressure and GPU clocks. Packs
 # at ~${UNTIL:-540} s; then, on the warm machine, `TAG=ni UNTIL=520 bash
