@@ -2,7 +2,7 @@
 //! binary, sources with injectable failures, backends that fail on purpose.
 #![allow(dead_code)]
 
-use cuzk_field::{AllocCounts, Field, Fr, FrAlloc, FrVec, G1Projective, Group, VecHome};
+use cuzk_field::{Field, Fr, FrAlloc, G1Projective, Group};
 use cuzk_groth16::{
     Backend, CpuBackend, Groth16Error, Parameters, ProofParts, Timings, ToxicWaste,
 };
@@ -10,10 +10,9 @@ use cuzk_scheduler::{CircuitSource, Engine, EngineOptions, JobSpec, PartitionSou
 use cuzk_synth::circuits::TinyCircuit;
 use cuzk_synth::compiled::CompiledR1cs;
 use cuzk_synth::{Circuit, ConstraintSystem, ProvingAssignment, Shape, SynthesisError};
-use parking_lot::Mutex;
 use rand_chacha::{rand_core::SeedableRng, ChaCha8Rng};
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, OnceLock, Weak};
+use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
 pub const CHAIN: usize = 6;
@@ -139,82 +138,6 @@ impl Backend for TestBackend {
 
     fn witness_alloc(&self) -> Option<Arc<dyn FrAlloc>> {
         self.pool.clone()
-    }
-}
-
-/// A witness buffer pool that counts what it makes: buffers of exactly the
-/// requested length, reused when one is idle; `trim_keeping` as the
-/// trait says.
-#[derive(Debug, Default)]
-pub struct CountingPool {
-    idle: Mutex<Vec<Vec<Fr>>>,
-    pub made: AtomicUsize,
-    pub reused: AtomicUsize,
-    pub freed: AtomicUsize,
-    me: OnceLock<Weak<CountingPool>>,
-}
-
-impl CountingPool {
-    pub fn new() -> Arc<Self> {
-        let p = Arc::new(CountingPool::default());
-        p.me.set(Arc::downgrade(&p)).unwrap();
-        p
-    }
-}
-
-impl FrAlloc for CountingPool {
-    fn alloc(&self, len: usize) -> FrVec {
-        let mut idle = self.idle.lock();
-        let v = match idle.iter().position(|v| v.capacity() == len) {
-            Some(i) => {
-                self.reused.fetch_add(1, Ordering::SeqCst);
-                idle.swap_remove(i)
-            }
-            None => {
-                self.made.fetch_add(1, Ordering::SeqCst);
-                Vec::with_capacity(len)
-            }
-        };
-        let home: Arc<dyn VecHome> = self.me.get().unwrap().upgrade().unwrap();
-        FrVec::pooled(v, home)
-    }
-
-    fn idle_bytes(&self) -> u64 {
-        let b: usize = self.idle.lock().iter().map(|v| v.capacity()).sum();
-        (b * std::mem::size_of::<Fr>()) as u64
-    }
-
-    fn trim_keeping(&self, max_idle: u64, next_len: Option<usize>) {
-        let mut idle = self.idle.lock();
-        let spared = next_len
-            .and_then(|len| idle.iter().position(|v| v.capacity() == len))
-            .map(|i| idle.swap_remove(i));
-        let fr = std::mem::size_of::<Fr>() as u64;
-        while idle.iter().map(|v| v.capacity() as u64 * fr).sum::<u64>() > max_idle {
-            idle.pop();
-            self.freed.fetch_add(1, Ordering::SeqCst);
-        }
-        idle.extend(spared);
-    }
-
-    fn counts(&self) -> AllocCounts {
-        let n = |c: &AtomicUsize| c.load(Ordering::SeqCst) as u64;
-        AllocCounts {
-            made: n(&self.made),
-            reused: n(&self.reused),
-            freed: n(&self.freed),
-        }
-    }
-}
-
-impl VecHome for CountingPool {
-    fn give_back(&self, mut v: Vec<Fr>) {
-        v.clear();
-        self.idle.lock().push(v);
-    }
-
-    fn page_locked(&self) -> bool {
-        false
     }
 }
 
