@@ -18,7 +18,8 @@ if [ -n "${HOG:-}" ]; then
 fi
 ( while :; do date +%s; cat /proc/pressure/memory 2>/dev/null; vmstat -w 1 2 | tail -1; nvidia-smi --query-gpu=clocks.sm,clocks.mem,temperature.gpu,power.draw,clocks_throttle_reasons.active,memory.used,utilization.gpu --format=csv,noheader; sleep 5; done > $W/mon-$TAG.log 2>&1 ) &
 MON=$!
-CUZK_R1CS_CACHE=$W/r1cs /usr/bin/time -v ./cuzk bench porep --sector-size 32GiB --param-cache $W/td32/params -j "$J" -c 64 --gw 2 --backend gpu "${lim[@]}" ${ARGS:-} --timeline $W/tl32-$TAG.jsonl --json > $W/b32-$TAG.json 2> $W/b32-$TAG.err
+tl=(); [ -n "${TLIM:-}" ] && tl=(timeout -s INT "$TLIM")
+CUZK_R1CS_CACHE=$W/r1cs /usr/bin/time -v "${tl[@]}" ./cuzk bench porep --sector-size 32GiB --param-cache $W/td32/params -j "$J" -c 64 --gw 2 --backend gpu "${lim[@]}" ${ARGS:-} --timeline $W/tl32-$TAG.jsonl --json > $W/b32-$TAG.json 2> $W/b32-$TAG.err
 echo rc=$? >> $W/b32-$TAG.err
 kill $MON
 [ -n "${HOG:-}" ] && pkill gpu-hog
