@@ -123,13 +123,6 @@ struct round_src {
         const affine_t<F> *q = at(e, neg);
         return q ? q->x : F::zero();
     }
-    // Padding's y is 0 (a chord never reads it: padding has x = 0).
-    CUZK_HD F get_y(size_t e) const {
-        bool neg;
-        const affine_t<F> *q = at(e, neg);
-        if (!q) return F::zero();
-        return neg ? -q->y : q->y;
-    }
 };
 
 // Threads (chains) for n pairs: chains of up to kInvRun, but never fewer
@@ -267,15 +260,17 @@ struct pair_bwd_op {
         F inv = tot_inv[t];
         for (size_t k = t + (live - 1 - t) / T * T;; k -= T) {
             const bool first = k < t + T;
-            const F x1 = src.get_x(2 * k), x2 = src.get_x(2 * k + 1);
-            if (rare(x1, x2)) {
+            bool n1, n2;
+            const affine_t<F> *q1 = src.at(2 * k, n1), *q2 = src.at(2 * k + 1, n2);
+            const F x1 = q1 ? q1->x : F::zero(), x2 = q2 ? q2->x : F::zero();
+            if (rare(x1, x2)) {  // padding too: its x is 0
                 inv = pair_bwd_rare(src, k, first, inv, first ? nullptr : &pre[k - T], out);
             } else {
                 const F ik = first ? inv : inv * pre[k - T];
                 if (!first) inv = inv * (x2 - x1);
                 const F s = x1 + x2;
-                const F y1 = src.get_y(2 * k);
-                const F l = (src.get_y(2 * k + 1) - y1) * ik;
+                const F y1 = n1 ? -q1->y : q1->y;
+                const F l = ((n2 ? -q2->y : q2->y) - y1) * ik;
                 const F x3 = l.sqr() - s;
                 out[k] = affine_t<F>{x3, l * (x1 - x3) - y1};
             }

@@ -344,11 +344,12 @@ fn run_native(
         .collect::<Result<Vec<bool>, String>>()?;
     let together_wall = t.elapsed().as_secs_f64();
     let together_core = process_cpu_s() - cpu0;
-    same &= !differ.iter().any(|&d| d);
+    let together_same = !differ.contains(&true);
+    same &= together_same;
     println!(
         "all {} partitions at once: {together_wall:.2} s wall, {together_core:.2} core-s{}",
         ks.len(),
-        if differ.iter().any(|&d| d) {
+        if !together_same {
             ", a partition DIFFERS from its witness-only synthesis"
         } else {
             ""
