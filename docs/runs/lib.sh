@@ -11,6 +11,7 @@ for d in tests benches bin; do
   if [ -d "$HERE/$d" ]; then cp -r "$HERE/$d" "$B"/; fi
 done
 find "$B" -name '*.gz' -exec gunzip -f {} +
+find "$B" -name '*.xz' -exec xz -df {} +
 chmod -R +x "$B"
 START=$(date +%s)
 export RUST_BACKTRACE=1
