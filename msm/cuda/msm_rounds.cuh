@@ -205,41 +205,8 @@ struct pair_fwd_op {
     }
 };
 
-// One rare pair of the backward pass (a copy, P + (−P) or a tangent), out
-// of line so that the chord loop keeps only what a chord needs live.
-// Returns inv after this pair's denominator is absorbed (unchanged for a
-// pair outside the chain).
-template <class F>
-CUZK_HD CUZK_NOINLINE F pair_bwd_rare(const round_src<F> &src, size_t k, bool first, F inv, const F *pre_prev,
-                                     affine_t<F> *out) {
-    const affine_t<F> p1 = src.get(2 * k), p2 = src.get(2 * k + 1);
-    const pair_kind kind = classify(p1, p2);
-    if (kind != pair_kind::chord && kind != pair_kind::tangent) {
-        out[k] = kind == pair_kind::first ? p1 : (kind == pair_kind::second ? p2 : affine_t<F>::inf());
-        return inv;
-    }
-    const bool tangent = kind == pair_kind::tangent;
-    const F ik = first ? inv : inv * *pre_prev;
-    if (!first) inv = inv * (tangent ? p1.y.dbl() : p2.x - p1.x);
-    // λ = (y2 − y1)/(x2 − x1), or 3x1²/(2y1) for P + P
-    F num = p2.y - p1.y;
-    if (tangent) {
-        num = p1.x.sqr();
-        num = num + num.dbl();
-    }
-    const F l = num * ik;
-    const F x3 = l.sqr() - p1.x - p2.x;
-    out[k] = affine_t<F>{x3, l * (p1.x - x3) - p1.y};
-    return inv;
-}
-
 // Backward: with inv = 1/tot[t], walk the chain down; each pair's
 // 1/denominator is inv · pre[previous], then inv absorbs the denominator.
-// The chord path reads x1, x2 first and the y's only once the inverse is
-// formed, and the rare pairs go out of line (pair_bwd_rare), so that less
-// is live at once: under the 128-register bound it spills 24 bytes, where
-// the loop that loaded both points whole and handled every kind inline
-// spilled 108 (ptxas, sm_90). Its time on the device is not measured yet.
 // Two chains interleaved per thread (both pairs' loads before either's
 // products) measured 1.84× slower on the H200 (G1 2^24 − 1: this pass 243
 // against 132 ms; 2^27 − 1: 1534 against 827) under the 128-register
@@ -259,22 +226,25 @@ struct pair_bwd_op {
         if (t >= live) return;
         F inv = tot_inv[t];
         for (size_t k = t + (live - 1 - t) / T * T;; k -= T) {
-            const bool first = k < t + T;
-            bool n1, n2;
-            const affine_t<F> *q1 = src.at(2 * k, n1), *q2 = src.at(2 * k + 1, n2);
-            const F x1 = q1 ? q1->x : F::zero(), x2 = q2 ? q2->x : F::zero();
-            if (rare(x1, x2)) {  // padding too: its x is 0
-                inv = pair_bwd_rare(src, k, first, inv, first ? nullptr : &pre[k - T], out);
+            const affine_t<F> p1 = src.get(2 * k), p2 = src.get(2 * k + 1);
+            const pair_kind kind = rare(p1.x, p2.x) ? classify(p1, p2) : pair_kind::chord;
+            if (kind == pair_kind::first || kind == pair_kind::second || kind == pair_kind::none) {
+                out[k] = kind == pair_kind::first ? p1 : (kind == pair_kind::second ? p2 : affine_t<F>::inf());
             } else {
-                const F ik = first ? inv : inv * pre[k - T];
-                if (!first) inv = inv * (x2 - x1);
-                const F s = x1 + x2;
-                const F y1 = n1 ? -q1->y : q1->y;
-                const F l = ((n2 ? -q2->y : q2->y) - y1) * ik;
-                const F x3 = l.sqr() - s;
-                out[k] = affine_t<F>{x3, l * (x1 - x3) - y1};
+                const bool tangent = kind == pair_kind::tangent;
+                const F ik = k >= t + T ? inv * pre[k - T] : inv;
+                if (k >= t + T) inv = inv * (tangent ? p1.y.dbl() : p2.x - p1.x);
+                // λ = (y2 − y1)/(x2 − x1), or 3x1²/(2y1) for P + P
+                F num = p2.y - p1.y;
+                if (tangent) {
+                    num = p1.x.sqr();
+                    num = num + num.dbl();
+                }
+                const F l = num * ik;
+                const F x3 = l.sqr() - p1.x - p2.x;
+                out[k] = affine_t<F>{x3, l * (p1.x - x3) - p1.y};
             }
-            if (first) break;
+            if (k < t + T) break;
         }
     }
 };

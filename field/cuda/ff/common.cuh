@@ -9,11 +9,9 @@
 #if defined(__CUDACC__)
 #define CUZK_HD __host__ __device__
 #define CUZK_INLINE __forceinline__
-#define CUZK_NOINLINE __noinline__
 #else
 #define CUZK_HD
 #define CUZK_INLINE inline __attribute__((always_inline))
-#define CUZK_NOINLINE __attribute__((noinline))
 #endif
 
 #if defined(CUZK_NOINLINE_MUL) && defined(__CUDACC__)
