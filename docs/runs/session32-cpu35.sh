@@ -8,13 +8,14 @@
 # - one 32 GiB WindowPoSt partition's witness, native and witness-only on
 #   all cores (`cuzk-post-synth --no-serial-generic`; its witness-only
 #   pass over 2349 sectors took over 110 s, so it gets the rest).
-# Carry a bundle with bin/{cuzk-porep-synth,cuzk-post-synth} (release,
+# SKIP_POREP=1 leaves out the first (its figures are in the session 32
+# run log). Carry a bundle with bin/{cuzk-porep-synth,cuzk-post-synth} (release,
 # stripped, xz) beside lib.sh and this script.
 . "$(dirname "$0")/lib.sh"
 U=${UNTIL:-540}
 export CUZK_R1CS_CACHE=/tmp/s32/r1cs
 mkdir -p "$CUZK_R1CS_CACHE"
-T porep32-native-10 "$(left "$U")" /usr/bin/time -v "$B/bin/cuzk-porep-synth" --sector-size 32GiB --compiled --native --partitions 10
+[ -n "${SKIP_POREP:-}" ] || T porep32-native-10 "$(left "$U")" /usr/bin/time -v "$B/bin/cuzk-porep-synth" --sector-size 32GiB --compiled --native --partitions 10
 T post32-window "$(left "$U")" /usr/bin/time -v "$B/bin/cuzk-post-synth" --post window --sector-size 32GiB --no-serial-generic
 finish
 grep -a -E "^RESULT|together|Maximum resident" "$O/log.txt"
