@@ -10,12 +10,7 @@
 # under 16 GiB. Packs at ${UNTIL:-540} s; later calls on the warm machine
 # poll the last bench: `TAG=snap16 UNTIL=540 bash gpu-bundle-s33/session26-poll.sh`.
 # Bundle gpu-bundle-s33 (the sm_90 tarball in dist/).
-. "$(dirname "$0")/lib.sh"
-W=/tmp/s26
-mkdir -p $W
-. "$HERE/session30-dist-unpack.sh"
-cp "$top/bin/cuzk" $W/
-cd $W
+. "$(dirname "$0")/session33-prep.sh"
 B1="BENCH=window-post PDIR=$W/tdwin/params R1CS=/dev/shm/r1cs J=2"
 B2="BENCH=snap PDIR=$W/tdsnap/params R1CS=/dev/shm/r1cs J=1"
 setsid bash -c "

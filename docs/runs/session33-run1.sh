@@ -9,11 +9,6 @@
 # steady partition period (issue 33). Packs at ${UNTIL:-540} s. Then, on
 # the warm machine within 30 s: `UNTIL=540 bash
 # gpu-bundle-s33/session33-run2.sh`.
-. "$(dirname "$0")/lib.sh"
-W=/tmp/s26
-mkdir -p $W
-. "$HERE/session30-dist-unpack.sh"
-cp "$top/bin/cuzk" $W/
-cd $W
+. "$(dirname "$0")/session33-prep.sh"
 setsid bash -c "/usr/bin/time -v ./cuzk testdata porep --sector-size 32GiB --params-only --generator cuzk-gpu --dir $W/td32 > $W/params.log 2>&1; echo params_rc=\$? >> $W/params.log; TAG=ni LIMIT=none J=1 ARGS=--ni bash $HERE/session26-bench.sh; TAG=l24GiB LIMIT=24GiB J=8 TLIM=230 bash $HERE/session26-bench.sh" < /dev/null > /dev/null 2>&1 &
 TAG=ni UNTIL=${UNTIL:-540} . "$HERE/session26-poll.sh"
