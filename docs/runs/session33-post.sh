@@ -3,10 +3,10 @@
 # its own: the 64 GiB disk holds one such parameter file at a time
 # (WindowPoSt 56.6 GiB) and not its record beside it (that goes to
 # /dev/shm), so each set is made, benched and removed in turn.
-# In the background: the WindowPoSt test parameters (GPU generator);
-# `cuzk bench window-post -j 2` resident (submit → proof per partition;
-# the record is made first) and under a 16 GiB limit; the parameters
-# removed; the SnapDeals ones made; `cuzk bench snap -j 1` resident and
+# In the background: the WindowPoSt test parameters (GPU generator, from
+# the circuit's record, which the benches then load from /dev/shm/r1cs);
+# `cuzk bench window-post -j 2` resident (submit → proof per partition)
+# and under a 16 GiB limit; the parameters removed; the SnapDeals ones made; `cuzk bench snap -j 1` resident and
 # under 16 GiB. Packs at ${UNTIL:-540} s; later calls on the warm machine
 # poll the last bench: `TAG=snap16 UNTIL=540 bash gpu-bundle-s33/session26-poll.sh`.
 # Bundle gpu-bundle-s33 (the sm_90 tarball in dist/).
@@ -14,11 +14,11 @@
 B1="BENCH=window-post PDIR=$W/tdwin/params R1CS=/dev/shm/r1cs J=2"
 B2="BENCH=snap PDIR=$W/tdsnap/params R1CS=/dev/shm/r1cs J=1"
 setsid bash -c "
-./cuzk testdata window-post --sector-size 32GiB --params-only --generator cuzk-gpu --dir $W/tdwin > $W/params.log 2>&1; echo win_params_rc=\$? >> $W/params.log
+CUZK_R1CS_CACHE=/dev/shm/r1cs ./cuzk testdata window-post --sector-size 32GiB --params-only --generator cuzk-gpu --dir $W/tdwin > $W/params.log 2>&1; echo win_params_rc=\$? >> $W/params.log
 $B1 TAG=winr LIMIT=none bash $HERE/session26-bench.sh
 $B1 TAG=win16 LIMIT=16GiB bash $HERE/session26-bench.sh
-rm -rf $W/tdwin /dev/shm/r1cs
-./cuzk testdata snap --sector-size 32GiB --params-only --generator cuzk-gpu --dir $W/tdsnap >> $W/params.log 2>&1; echo snap_params_rc=\$? >> $W/params.log
+rm -rf $W/tdwin /dev/shm/r1cs/*
+CUZK_R1CS_CACHE=/dev/shm/r1cs ./cuzk testdata snap --sector-size 32GiB --params-only --generator cuzk-gpu --dir $W/tdsnap >> $W/params.log 2>&1; echo snap_params_rc=\$? >> $W/params.log
 $B2 TAG=snapr LIMIT=none bash $HERE/session26-bench.sh
 $B2 TAG=snap16 LIMIT=16GiB bash $HERE/session26-bench.sh
 " < /dev/null > /dev/null 2>&1 &

@@ -16,7 +16,9 @@
 use cuzk_filecoin::c1::{
     format_size, parse_c1, to_hex, C1Output, C1Public, SealProofKind, SealVersion,
 };
+use cuzk_filecoin::compiled::{default_r1cs_dir, R1csCache, R1csReport};
 use cuzk_filecoin::params::{use_param_dir, ProofKind};
+use cuzk_synth::compiled::CompiledR1cs;
 use cuzk_filecoin::{with_tree, FilecoinError, Result};
 
 mod post;
@@ -37,6 +39,7 @@ use rand_chacha::ChaCha20Rng;
 use serde::{Deserialize, Serialize};
 pub use snap::{ensure_snap_params, ensure_snap_params_with, snap_test_update, SnapTestUpdate};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 use storage_proofs_core::{compound_proof::CompoundProof, merkle::MerkleTreeTrait};
 use storage_proofs_porep::stacked::{StackedCompound, StackedDrg};
@@ -157,10 +160,10 @@ pub fn ensure_params_with(
         ParamsGenerator::FilecoinProofs => {
             with_tree!(kind.sector_size, generate_params(&config, seed))?
         }
-        ParamsGenerator::Cuzk | ParamsGenerator::CuzkGpu => with_tree!(
-            kind.sector_size,
-            generate_params_cuzk(&config, seed, &path, generator)
-        )?,
+        ParamsGenerator::Cuzk | ParamsGenerator::CuzkGpu => {
+            let rec = setup_record(|cache| cache.porep(kind, None))?;
+            write_params(&path, &cuzk_setup(&rec, seed, generator)?)?
+        }
     }
     Parameters::inspect(&path)?;
     Ok(ParamsReport {
@@ -189,24 +192,32 @@ fn generate_params<Tree: 'static + MerkleTreeTrait>(config: &PoRepConfig, seed: 
     Ok(())
 }
 
-fn generate_params_cuzk<Tree: 'static + MerkleTreeTrait>(
-    config: &PoRepConfig,
-    seed: u64,
-    path: &Path,
-    generator: ParamsGenerator,
-) -> Result<()> {
-    let pp = public_params::<Tree>(config).map_err(FilecoinError::Proofs)?;
-    type C<T> = StackedCompound<T, DefaultPieceHasher>;
-    let blank =
-        <C<Tree> as CompoundProof<StackedDrg<'_, Tree, DefaultPieceHasher>, _>>::blank_circuit(&pp);
-    write_params(path, &cuzk_setup(blank, seed, generator)?)
+/// The recorded circuit behind a parameter file, from the folder of
+/// recorded circuits ([`cuzk_filecoin::compiled::default_r1cs_dir`]):
+/// loaded, or recorded and saved there, so the prover that uses these
+/// parameters later loads it instead of recording it again.
+pub(crate) fn setup_record(
+    get: impl FnOnce(&R1csCache) -> Result<(Arc<CompiledR1cs>, Option<R1csReport>)>,
+) -> Result<Arc<CompiledR1cs>> {
+    let cache = R1csCache::new(default_r1cs_dir());
+    eprintln!("setup: the circuit's record ({})", cache.dir().display());
+    let (rec, report) = get(&cache)?;
+    if let Some(r) = report {
+        eprintln!(
+            "setup: record {} in {:.1} s ({})",
+            if r.recorded { "made" } else { "loaded" },
+            r.elapsed.as_secs_f64(),
+            r.path.display()
+        );
+    }
+    Ok(rec)
 }
 
-/// cuzk's setup of `blank` with seeded toxic waste, on GPU 0 for
-/// [`ParamsGenerator::CuzkGpu`] (filecoin-proofs' generator is wired for
-/// PoRep only: [`ParamsGenerator::FilecoinProofs`] is refused here).
-pub(crate) fn cuzk_setup<C: bellpepper_core::Circuit<cuzk_field::Fr> + Clone>(
-    blank: C,
+/// cuzk's setup of a recorded circuit with seeded toxic waste, on GPU 0
+/// for [`ParamsGenerator::CuzkGpu`] (filecoin-proofs' generator is wired
+/// for PoRep only: [`ParamsGenerator::FilecoinProofs`] is refused here).
+pub(crate) fn cuzk_setup(
+    record: &CompiledR1cs,
     seed: u64,
     generator: ParamsGenerator,
 ) -> Result<Parameters> {
@@ -215,10 +226,11 @@ pub(crate) fn cuzk_setup<C: bellpepper_core::Circuit<cuzk_field::Fr> + Clone>(
     let log = StageLog::new(t);
     let progress: cuzk_groth16::setup::Progress<'_> =
         &|stage, done, total| log.add(stage, done, total);
-    eprintln!("setup: counting the circuit");
     let params = match generator {
-        ParamsGenerator::Cuzk => cuzk_groth16::generate_parameters(blank, &toxic, Some(progress))?,
-        ParamsGenerator::CuzkGpu => generate_gpu(blank, &toxic, progress)?,
+        ParamsGenerator::Cuzk => {
+            cuzk_groth16::parameters_from_record(record, &toxic, Some(progress))?
+        }
+        ParamsGenerator::CuzkGpu => setup_gpu(record, &toxic, progress)?,
         ParamsGenerator::FilecoinProofs => {
             return Err(FilecoinError::Unsupported(
                 "filecoin-proofs' parameter generator is used for PoRep only; PoSt and SnapDeals \
@@ -285,13 +297,13 @@ fn write_params(path: &Path, params: &Parameters) -> Result<()> {
 }
 
 #[cfg(feature = "cuda")]
-fn generate_gpu<C: bellpepper_core::Circuit<cuzk_field::Fr> + Clone>(
-    blank: C,
+fn setup_gpu(
+    record: &CompiledR1cs,
     toxic: &cuzk_groth16::ToxicWaste,
     progress: cuzk_groth16::setup::Progress<'_>,
 ) -> Result<cuzk_groth16::Parameters> {
-    Ok(cuzk_groth16::generate_parameters_gpu(
-        blank,
+    Ok(cuzk_groth16::parameters_from_record_gpu(
+        record,
         toxic,
         Some(progress),
         0,
@@ -299,8 +311,8 @@ fn generate_gpu<C: bellpepper_core::Circuit<cuzk_field::Fr> + Clone>(
 }
 
 #[cfg(not(feature = "cuda"))]
-fn generate_gpu<C: bellpepper_core::Circuit<cuzk_field::Fr> + Clone>(
-    _blank: C,
+fn setup_gpu(
+    _record: &CompiledR1cs,
     _toxic: &cuzk_groth16::ToxicWaste,
     _progress: cuzk_groth16::setup::Progress<'_>,
 ) -> Result<cuzk_groth16::Parameters> {

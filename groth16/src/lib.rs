@@ -42,9 +42,9 @@ pub use error::{panic_message, Groth16Error, Result};
 pub use params::{Parameters, ParamsInfo, QueryCounts};
 pub use proof::{Proof, PROOF_BYTES};
 pub use prover::{assemble, prove, prove_assignment, prove_batch, ProofOutput, ProveOptions};
-pub use setup::{generate_parameters, parameters_from_shape, ToxicWaste};
+pub use setup::{generate_parameters, parameters_from_record, ToxicWaste};
 #[cfg(feature = "cuda")]
-pub use setup::{generate_parameters_gpu, parameters_from_shape_gpu};
+pub use setup::{generate_parameters_gpu, parameters_from_record_gpu};
 pub use timings::Timings;
 pub use verifier::{verify_proof, verify_proofs_batch};
 pub use vk::{PreparedVerifyingKey, VerifyingKey};

@@ -12,8 +12,13 @@
 //! yields the same polynomials bellperson's generator computes with a group
 //! FFT over powers of τ, and the same filtering of zero A/B columns.
 //!
-//! [`parameters_from_shape`] and, with feature `cuda`,
-//! `parameters_from_shape_gpu` share every field-side step; they differ
+//! Two ways in give the same [`QapAtTau`]: a synthesis that evaluates as
+//! constraints arrive ([`generate_parameters`]: nothing stored, one core),
+//! or a recorded circuit ([`parameters_from_record`]: a transposed SpMV on
+//! all cores, and the record serves the prover afterwards).
+//!
+//! [`parameters_from_record`] and, with feature `cuda`,
+//! `parameters_from_record_gpu` share every field-side step; they differ
 //! only in who turns the scalar vectors into points (`fixed_base`'s
 //! `GeneratorMul`: byte tables on the CPU, or cuzk-msm's fixed-base kernels
 //! on a GPU), and produce identical parameters.
@@ -26,7 +31,7 @@ use bellpepper_core::{
     Circuit, ConstraintSystem, Index, LinearCombination, SynthesisError, Variable,
 };
 use cuzk_field::{batch_inverse, Fr, G1Affine, G1Projective, G2Projective};
-use cuzk_synth::KeypairAssembly;
+use cuzk_synth::compiled::CompiledR1cs;
 use ff::{Field, PrimeField};
 use group::prime::PrimeCurveAffine;
 use group::{Curve, Group};
@@ -79,8 +84,8 @@ pub type Progress<'a> = &'a (dyn Fn(&'static str, usize, usize) + Sync);
 /// Generates test parameters for `circuit` (fixed-base multiplication on
 /// the CPU). The circuit is synthesized twice: once to count constraints
 /// (the domain), once evaluating the QAP at τ on the fly ([`QapAtTau`]);
-/// the same parameters as [`parameters_from_shape`] of its recorded shape,
-/// without holding the matrices (≈ 37 GB at 2^26 constraints).
+/// the same parameters as [`parameters_from_record`] of its record,
+/// without holding the matrices.
 pub fn generate_parameters<C: Circuit<Fr> + Clone>(
     circuit: C,
     toxic: &ToxicWaste,
@@ -92,18 +97,8 @@ pub fn generate_parameters<C: Circuit<Fr> + Clone>(
     parameters_from_qap(qap, toxic, progress, &CpuGeneratorMul::new())
 }
 
-/// Evaluates every column of one matrix at τ: `Σ coeff·Lₖ(τ)`.
-fn eval_columns(cols: &[Vec<(Fr, usize)>], lagrange: &[Fr]) -> Vec<Fr> {
-    cols.par_iter()
-        .map(|col| {
-            col.iter()
-                .fold(Fr::ZERO, |acc, (coeff, k)| acc + *coeff * lagrange[*k])
-        })
-        .collect()
-}
-
 /// [`generate_parameters`] with the fixed-base multiplications on GPU
-/// `device_ordinal` (see [`parameters_from_shape_gpu`]). The GPU's tables
+/// `device_ordinal` (see [`parameters_from_record_gpu`]). The GPU's tables
 /// are built before the circuit is synthesized, so a missing GPU fails at
 /// once.
 #[cfg(feature = "cuda")]
@@ -144,66 +139,38 @@ fn domain_of(n: usize) -> Result<(u32, usize)> {
     Ok((log_m, 1usize << log_m))
 }
 
-/// Generates parameters from a recorded shape (fixed-base multiplication
-/// on the CPU).
-pub fn parameters_from_shape(
-    shape: &KeypairAssembly,
+/// Generates parameters from a recorded circuit (fixed-base
+/// multiplication on the CPU): [`generate_parameters`]' parameters, bit for
+/// bit, without synthesizing the circuit again.
+pub fn parameters_from_record(
+    record: &CompiledR1cs,
     toxic: &ToxicWaste,
     progress: Option<Progress<'_>>,
 ) -> Result<Parameters> {
-    parameters_with(shape, toxic, progress, &CpuGeneratorMul::new())
+    let noop = |_: &'static str, _: usize, _: usize| {};
+    let progress: Progress<'_> = progress.unwrap_or(&noop);
+    let qap = QapAtTau::from_record(record, toxic.tau, progress)?;
+    parameters_from_qap(qap, toxic, progress, &CpuGeneratorMul::new())
 }
 
-/// [`parameters_from_shape`] with the fixed-base multiplications (the H, IC,
-/// L, A and B points: nearly all of the setup's time at 2^26–2^27
+/// [`parameters_from_record`] with the fixed-base multiplications (the H,
+/// IC, L, A and B points: nearly all of the setup's time at 2^26–2^27
 /// constraints) on GPU `device_ordinal`. The field-side work is the same
 /// code, and so are the parameters, bit for bit. The generators' tables are
 /// built on the device before any field work, so a missing or unusable GPU
 /// fails at once, as [`Groth16Error::Gpu`].
 #[cfg(feature = "cuda")]
-pub fn parameters_from_shape_gpu(
-    shape: &KeypairAssembly,
+pub fn parameters_from_record_gpu(
+    record: &CompiledR1cs,
     toxic: &ToxicWaste,
     progress: Option<Progress<'_>>,
     device_ordinal: usize,
 ) -> Result<Parameters> {
-    let mul = gpu_mul(device_ordinal, shape.shape())?;
-    parameters_with(shape, toxic, progress, &mul)
-}
-
-/// The setup from a recorded shape, with `mul` turning scalar vectors into
-/// points.
-fn parameters_with(
-    shape: &KeypairAssembly,
-    toxic: &ToxicWaste,
-    progress: Option<Progress<'_>>,
-    mul: &dyn GeneratorMul,
-) -> Result<Parameters> {
     let noop = |_: &'static str, _: usize, _: usize| {};
     let progress: Progress<'_> = progress.unwrap_or(&noop);
-    let (log_m, m) = domain_of(shape.num_constraints)?;
-    let lagrange = lagrange_at(log_m, toxic.tau)?;
-    let qap = QapAtTau {
-        m,
-        num_inputs: shape.num_inputs,
-        at: [
-            eval_columns(&shape.at_inputs, &lagrange),
-            eval_columns(&shape.at_aux, &lagrange),
-        ]
-        .concat(),
-        bt: [
-            eval_columns(&shape.bt_inputs, &lagrange),
-            eval_columns(&shape.bt_aux, &lagrange),
-        ]
-        .concat(),
-        ct: [
-            eval_columns(&shape.ct_inputs, &lagrange),
-            eval_columns(&shape.ct_aux, &lagrange),
-        ]
-        .concat(),
-    };
-    drop(lagrange);
-    parameters_from_qap(qap, toxic, progress, mul)
+    let mul = gpu_mul(device_ordinal, record.shape())?;
+    let qap = QapAtTau::from_record(record, toxic.tau, progress)?;
+    parameters_from_qap(qap, toxic, progress, &mul)
 }
 
 /// The Lagrange basis of the domain of size 2^log_m at τ:
@@ -260,6 +227,28 @@ impl QapAtTau {
     ) -> Result<Self> {
         let shape = cuzk_synth::count_shape(circuit.clone())?;
         Self::with_shape(circuit, shape, tau, progress)
+    }
+
+    /// The QAP at τ from a recorded circuit: `Mᵀ·L(τ)` for M = A, B, C
+    /// ([`cuzk_synth::compiled::SparseMatrix::mul_transposed`], all cores;
+    /// the record holds the input rows, as the prover's evaluation does).
+    /// Reports stage "QAP" once, in constraints.
+    pub fn from_record(record: &CompiledR1cs, tau: Fr, progress: Progress<'_>) -> Result<Self> {
+        let shape = record.shape();
+        let (log_m, m) = domain_of(shape.num_constraints)?;
+        let lagrange = lagrange_at(log_m, tau)?;
+        let [at, bt, ct] = record
+            .matrices()
+            .each_ref()
+            .map(|mx| mx.mul_transposed(&lagrange, shape.num_inputs, shape.num_aux));
+        progress("QAP", shape.num_constraints, shape.num_constraints);
+        Ok(QapAtTau {
+            m,
+            num_inputs: shape.num_inputs,
+            at,
+            bt,
+            ct,
+        })
     }
 
     /// [`QapAtTau::of_circuit`] for a caller that has counted the circuit
@@ -575,11 +564,11 @@ mod tests {
     use std::sync::atomic::{AtomicUsize, Ordering};
 
     /// The direct path (QAP evaluated while synthesizing) and the recorded
-    /// shape give the same parameters, bit for bit.
+    /// circuit give the same parameters, bit for bit.
     fn same_both_ways<C: Circuit<Fr> + Clone>(name: &str, c: C, seed: u64) {
         let toxic = ToxicWaste::from_seed(seed);
         let recorded =
-            parameters_from_shape(&cuzk_synth::record_shape(c.clone()).unwrap(), &toxic, None)
+            parameters_from_record(&CompiledR1cs::record(c.clone()).unwrap(), &toxic, None)
                 .unwrap();
         let direct = generate_parameters(c, &toxic, None).unwrap();
         assert!(!recorded.h.is_empty() && !recorded.l.is_empty(), "{name}");
@@ -591,7 +580,7 @@ mod tests {
     /// coefficient 2, a variable only in C). The QAP progress adds up to
     /// the constraint count.
     #[test]
-    fn direct_qap_matches_recorded_shape() {
+    fn direct_qap_matches_record() {
         let tiny = TinyCircuit {
             x: Fr::from(3u64),
             y: Fr::from(5u64),
@@ -626,7 +615,7 @@ mod tests {
     }
 
     /// A constraint naming a variable that was never allocated is an error
-    /// (the recorded-shape path would index out of bounds).
+    /// (a record refuses such a circuit when recording).
     #[test]
     fn unallocated_variable_is_an_error() {
         #[derive(Clone)]
@@ -690,8 +679,8 @@ mod gpu_tests {
     use std::collections::HashMap;
     use std::sync::Mutex;
 
-    fn shape(log: u32) -> KeypairAssembly {
-        cuzk_synth::record_shape(BenchCircuit::new(log, 3).unwrap()).unwrap()
+    fn record(log: u32) -> CompiledR1cs {
+        CompiledR1cs::record(BenchCircuit::new(log, 3).unwrap()).unwrap()
     }
 
     /// The GPU setup gives the CPU setup's parameters bit for bit, and its
@@ -700,9 +689,9 @@ mod gpu_tests {
     #[ignore = "needs an NVIDIA GPU"]
     fn gpu_setup_matches_cpu() {
         for log in [6, 12, 16] {
-            let s = shape(log);
+            let s = record(log);
             let toxic = ToxicWaste::from_seed(u64::from(log));
-            let cpu = parameters_from_shape(&s, &toxic, None).unwrap();
+            let cpu = parameters_from_record(&s, &toxic, None).unwrap();
             let seen: Mutex<HashMap<&'static str, (usize, usize)>> = Mutex::default();
             let progress = |stage: &'static str, done: usize, total: usize| {
                 let mut m = seen.lock().unwrap();
@@ -710,7 +699,7 @@ mod gpu_tests {
                 e.0 += done;
             };
             let t = std::time::Instant::now();
-            let gpu = parameters_from_shape_gpu(&s, &toxic, Some(&progress), 0).unwrap();
+            let gpu = parameters_from_record_gpu(&s, &toxic, Some(&progress), 0).unwrap();
             eprintln!("2^{log}: GPU setup {:.3} s", t.elapsed().as_secs_f64());
             assert!(gpu == cpu, "2^{log}: GPU and CPU parameters differ");
             for (stage, (done, total)) in seen.into_inner().unwrap() {
@@ -726,7 +715,7 @@ mod gpu_tests {
         if cuzk_gpu::device_count() > 0 {
             return;
         }
-        match parameters_from_shape_gpu(&shape(6), &ToxicWaste::from_seed(1), None, 0) {
+        match parameters_from_record_gpu(&record(6), &ToxicWaste::from_seed(1), None, 0) {
             Err(Groth16Error::Gpu(e)) => assert!(e.is_unavailable(), "{e:?}"),
             other => panic!("expected a GPU error, got {other:?}"),
         }

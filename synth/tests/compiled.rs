@@ -328,6 +328,90 @@ proptest! {
     }
 }
 
+/// `Σⱼ (Mᵀx)ⱼ·zⱼ = Σᵣ xᵣ·(Mz)ᵣ` for each of A, B, C, with `Mz` the
+/// classic synthesis' a, b, c: the transposed product (the key generator's
+/// QAP at τ) against the prover's product, through the same record.
+fn transposed_product_is_the_adjoint(rec: &CompiledR1cs, classic: &ProvingAssignment, seed: u64) {
+    let s = rec.shape();
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    // Longer than the rows, as the domain pads them; the extra is unread.
+    let x: Vec<Fr> = (0..s.num_constraints + 3).map(|_| awkward(&mut rng)).collect();
+    let z: Vec<&Fr> = classic
+        .input_assignment
+        .iter()
+        .chain(&classic.aux_assignment)
+        .collect();
+    for (m, mz, name) in [
+        (&rec.matrices()[0], &classic.a, "A"),
+        (&rec.matrices()[1], &classic.b, "B"),
+        (&rec.matrices()[2], &classic.c, "C"),
+    ] {
+        let y = m.mul_transposed(&x, s.num_inputs, s.num_aux);
+        assert_eq!(y.len(), z.len(), "{name}: one sum per variable");
+        let lhs: Fr = y.iter().zip(&z).map(|(y, z)| *y * *z).sum();
+        let rhs: Fr = x.iter().zip(mz).map(|(x, v)| *x * v).sum();
+        assert_eq!(lhs, rhs, "{name}: Mᵀx is not the adjoint of Mz (seed {seed})");
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(32))]
+    #[test]
+    fn random_circuits_transposed_product(structure in any::<u64>(), values in any::<u64>(), events in 0usize..300, seed in any::<u64>()) {
+        let circ = RandomCircuit { structure, values, events };
+        let rec = CompiledR1cs::record(circ).unwrap();
+        transposed_product_is_the_adjoint(&rec, &synthesize(circ).unwrap(), seed);
+    }
+}
+
+/// The band split: 2^15 has ~2^15 variables, so 1, 3 and 8 threads give
+/// one band, three and eight (the last one short); every split gives the
+/// same sums.
+#[test]
+fn transposed_product_bands_agree() {
+    let circ = BenchCircuit::new(15, 7).unwrap();
+    let rec = CompiledR1cs::record(circ).unwrap();
+    let classic = synthesize(circ).unwrap();
+    let x: Vec<Fr> = {
+        let mut rng = ChaCha8Rng::seed_from_u64(5);
+        (0..rec.shape().num_constraints).map(|_| Fr::random(&mut rng)).collect()
+    };
+    let s = rec.shape();
+    let mut first: Option<Vec<Fr>> = None;
+    for threads in [1, 3, 8] {
+        let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+        let y = pool.install(|| rec.matrices()[0].mul_transposed(&x, s.num_inputs, s.num_aux));
+        match &first {
+            None => first = Some(y),
+            Some(f) => assert!(f == &y, "{threads} threads give other sums"),
+        }
+        pool.install(|| transposed_product_is_the_adjoint(&rec, &classic, threads as u64));
+    }
+}
+
+/// A constraint on a variable that was never allocated is refused when
+/// recorded (typed), not a panic in the density bitmaps, nor left for a
+/// product to index past its vectors.
+#[test]
+fn unallocated_variable_is_refused_when_recorded() {
+    #[derive(Clone, Copy)]
+    struct Dangling;
+    impl Circuit<Fr> for Dangling {
+        fn synthesize<CS: ConstraintSystem<Fr>>(self, cs: &mut CS) -> Result<(), SynthesisError> {
+            let x = cs.alloc(|| "x", || Ok(Fr::ONE))?;
+            let ghost = Variable(Index::Aux(7));
+            cs.enforce(|| "ghost", |lc| lc + x, |lc| lc + ghost, |lc| lc + x);
+            Ok(())
+        }
+    }
+    match CompiledR1cs::record(Dangling) {
+        Err(CompiledError::Unallocated(msg)) => {
+            assert!(msg.contains("constraint 0") && msg.contains("Aux(7)"), "{msg}")
+        }
+        other => panic!("expected Unallocated, got {:?}", other.map(|r| r.shape())),
+    }
+}
+
 #[test]
 fn deferred_assignment_evaluates_to_classic() {
     // The deferred form holds no a, b, c and counts the record's

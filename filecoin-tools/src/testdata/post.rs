@@ -4,8 +4,8 @@
 //! filecoin-proofs-api makes them.
 
 use super::{
-    cuzk_setup, ensure_blank_params, pre_commit, write_file, write_params, ParamsGenerator,
-    ParamsReport, TestDirs,
+    cuzk_setup, ensure_blank_params, pre_commit, setup_record, write_file, write_params,
+    ParamsGenerator, ParamsReport, TestDirs,
 };
 use cuzk_filecoin::c1::{format_size, SealProofKind};
 use cuzk_filecoin::params::ProofKind;
@@ -15,7 +15,7 @@ use filecoin_proofs::PrivateReplicaInfo;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha20Rng;
 use serde::{Deserialize, Serialize};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use storage_proofs_core::{merkle::MerkleTreeTrait, sector::SectorId};
 
 /// Makes sure the parameters and verifying key of a PoSt kind are in
@@ -40,21 +40,9 @@ pub fn ensure_post_params_with(
 ) -> Result<ParamsReport> {
     let path = dirs.params.join(ProofKind::Post(*kind).params_file_name()?);
     ensure_blank_params(&path, |path| {
-        with_tree!(
-            kind.sector_size,
-            generate_post_params(kind, seed, path, generator)
-        )
+        let rec = setup_record(|cache| cache.post(kind, None))?;
+        write_params(path, &cuzk_setup(&rec, seed, generator)?)
     })
-}
-
-fn generate_post_params<Tree: 'static + MerkleTreeTrait>(
-    kind: &PostProofKind,
-    seed: u64,
-    path: &Path,
-    generator: ParamsGenerator,
-) -> Result<()> {
-    let blank = cuzk_filecoin::post::blank_circuit::<Tree>(kind)?;
-    write_params(path, &cuzk_setup(blank, seed, generator)?)
 }
 
 /// A sealed test sector kept for PoSt: its replica and cache directory

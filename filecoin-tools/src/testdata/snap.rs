@@ -10,7 +10,7 @@ use super::{
 };
 use cuzk_filecoin::c1::{format_size, SealProofKind, SealVersion};
 use cuzk_filecoin::params::ProofKind;
-use cuzk_filecoin::snap::{blank_circuit, SnapProofKind};
+use cuzk_filecoin::snap::SnapProofKind;
 use cuzk_filecoin::{with_tree, FilecoinError, Result};
 use filecoin_hashers::poseidon::PoseidonHasher;
 use filecoin_proofs::{
@@ -58,21 +58,9 @@ pub fn ensure_snap_params_with(
 ) -> Result<ParamsReport> {
     let path = dirs.params.join(ProofKind::Snap(*kind).params_file_name()?);
     ensure_blank_params(&path, |path| {
-        with_tree!(kind.sector_size, generate(kind, seed, path, generator))
+        let rec = super::setup_record(|cache| cache.snap(kind, None))?;
+        write_params(path, &super::cuzk_setup(&rec, seed, generator)?)
     })
-}
-
-fn generate<Tree>(
-    kind: &SnapProofKind,
-    seed: u64,
-    path: &Path,
-    generator: ParamsGenerator,
-) -> Result<()>
-where
-    Tree: 'static + MerkleTreeTrait<Hasher = PoseidonHasher>,
-{
-    let blank = blank_circuit::<Tree>(kind);
-    write_params(path, &super::cuzk_setup(blank, seed, generator)?)
 }
 
 /// The update of test sector `index` of `kind`'s size (made now where none

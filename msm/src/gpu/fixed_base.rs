@@ -1,6 +1,6 @@
 //! Fixed-base scalar multiplication: `scalars[i]·base` for one base and
 //! millions of scalars, as affine points (test parameter generation:
-//! cuzk-groth16's `parameters_from_shape_gpu`). The kernels are
+//! cuzk-groth16's `parameters_from_record_gpu`). The kernels are
 //! `cuda/fixed_base.cuh`, host+device C++ like the MSM pipeline, so
 //! [`super::host::fixed_base_mul`] runs the very same steps on the CPU.
 //!

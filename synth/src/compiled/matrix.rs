@@ -379,6 +379,84 @@ impl SparseMatrix {
     }
 }
 
+/// Columns per band of [`SparseMatrix::mul_transposed`] at least: a
+/// narrower band would cost a full scan of the non-zeros for little work.
+const MIN_BAND: usize = 1 << 12;
+
+impl SparseMatrix {
+    /// `y = Mᵀ·x` over the unified column numbering (inputs first, then
+    /// aux): `y[j] = Σ_r M[r][j]·x[r]`, `num_inputs + num_aux` entries.
+    /// The key generator's use: with `x` the Lagrange basis at τ, `y[j]` is
+    /// variable `j`'s polynomial at τ. `x` may be longer than the row count
+    /// (the domain pads the rows); the extra entries are not read.
+    ///
+    /// Each thread owns a band of columns and scans every non-zero, so no
+    /// two threads add into one sum: the scan is a 4-byte read per
+    /// non-zero per band, the product work is shared. Field addition is
+    /// exact, so the result equals a column-wise evaluation bit for bit.
+    ///
+    /// A column outside the counts panics (a record's columns are checked
+    /// on record and load); `x` shorter than the row count panics.
+    pub fn mul_transposed(&self, x: &[Fr], num_inputs: usize, num_aux: usize) -> Vec<Fr> {
+        assert!(
+            x.len() >= self.rows(),
+            "{} values for {} rows",
+            x.len(),
+            self.rows()
+        );
+        let n = num_inputs + num_aux;
+        let mut y = vec![Fr::ZERO; n];
+        let bands = rayon::current_num_threads().max(1);
+        let width = n.div_ceil(bands).max(MIN_BAND);
+        let kinds = self.kinds();
+        match &self.coeff_idx {
+            CoeffIndices::U8(i) => self.mul_t_with(i, &kinds, x, num_inputs, width, &mut y),
+            CoeffIndices::U16(i) => self.mul_t_with(i, &kinds, x, num_inputs, width, &mut y),
+            CoeffIndices::U32(i) => self.mul_t_with(i, &kinds, x, num_inputs, width, &mut y),
+        }
+        y
+    }
+
+    fn mul_t_with<I: Narrow>(
+        &self,
+        idx: &[I],
+        kinds: &[Kind],
+        x: &[Fr],
+        num_inputs: usize,
+        width: usize,
+        y: &mut [Fr],
+    ) {
+        let n = y.len();
+        y.par_chunks_mut(width).enumerate().for_each(|(b, band)| {
+            let lo = b * width;
+            for (r, w) in self.row_ptr.windows(2).enumerate() {
+                let xr = &x[r];
+                if is_zero(xr) {
+                    continue;
+                }
+                let (s, e) = (w[0] as usize, w[1] as usize);
+                for (&c, &t) in self.cols[s..e].iter().zip(&idx[s..e]) {
+                    let j = if c & INPUT_TAG != 0 {
+                        (c & !INPUT_TAG) as usize
+                    } else {
+                        num_inputs + c as usize
+                    };
+                    assert!(j < n, "column {c:#x} beyond {n} variables");
+                    let Some(acc) = j.checked_sub(lo).and_then(|k| band.get_mut(k)) else {
+                        continue;
+                    };
+                    let t = t.idx();
+                    match kinds[t] {
+                        Kind::One => *acc += xr,
+                        Kind::MinusOne => *acc -= xr,
+                        Kind::Other => *acc += *xr * self.table[t],
+                    }
+                }
+            }
+        });
+    }
+}
+
 /// One row's dot product. Field addition is exact, so the order of terms
 /// does not change the result: this equals the classic per-constraint
 /// evaluation bit for bit. Values 0 and 1 (most of a Filecoin witness) and
@@ -516,6 +594,17 @@ mod tests {
         assert_eq!(
             out,
             vec![two - Fr::from(11u64), Fr::ZERO, Fr::from(35u64 + 22)]
+        );
+        // Mᵀ·x by hand, x padded past the rows: in0 = 2·x0; aux0 = 5·x2;
+        // aux1 = −x0 + 2·x2.
+        let x = [Fr::from(3u64), Fr::from(13u64), Fr::from(4u64), Fr::from(99u64)];
+        assert_eq!(
+            m.mul_transposed(&x, 1, 2),
+            vec![
+                Fr::from(6u64),
+                Fr::from(20u64),
+                Fr::from(8u64) - Fr::from(3u64)
+            ]
         );
         let s = m.size();
         assert_eq!((s.rows, s.nonzeros, s.index_width), (3, 4, 1));

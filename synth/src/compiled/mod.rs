@@ -79,6 +79,11 @@ pub enum CompiledError {
         /// Hash of the matrices now.
         found: u64,
     },
+    /// A constraint names a variable the circuit had not allocated (a
+    /// malformed circuit: refused when recorded, so no product over the
+    /// record reads past its vectors).
+    #[error("malformed circuit: {0}")]
+    Unallocated(String),
     /// The circuit exceeds what the compressed layout can index.
     #[error("circuit too large for the compressed layout: too many {what}")]
     TooLarge {

@@ -25,6 +25,9 @@ struct Recorder {
     b_aux_density: Bitmap,
     /// A variable index did not fit the 31 bits of a tagged column.
     too_many_variables: bool,
+    /// The first term naming a variable not allocated (yet): its row and
+    /// variable.
+    unallocated: Option<(usize, Index)>,
 }
 
 impl Recorder {
@@ -39,43 +42,68 @@ impl Recorder {
             b_input_density: Bitmap::new(),
             b_aux_density: Bitmap::new(),
             too_many_variables: false,
+            unallocated: None,
         }
     }
 }
 
-/// Appends `lc`'s non-zero terms as one row of `m`, inputs first then aux,
-/// each in index order (the order the classic evaluation visits them; it
-/// does not matter for the value, field addition being exact). Zero
-/// coefficients (explicit, or terms that cancelled) are dropped and set no
-/// density bit, exactly as the classic prover's `eval_lc`.
-fn record_row(
-    lc: &LinearCombination<Fr>,
-    m: &mut MatrixBuilder,
-    mut input_density: Option<&mut Bitmap>,
-    mut aux_density: Option<&mut Bitmap>,
-    too_many: &mut bool,
-) {
-    for (&i, coeff) in lc.iter_inputs() {
-        if is_zero(coeff) {
-            continue;
+/// Where [`record_row`] writes one matrix's row, and what it checks.
+struct RowSink<'a> {
+    m: &'a mut MatrixBuilder,
+    input_density: Option<&'a mut Bitmap>,
+    aux_density: Option<&'a mut Bitmap>,
+}
+
+impl Recorder {
+    /// Appends `lc`'s non-zero terms as one row, inputs first then aux,
+    /// each in index order (the order the classic evaluation visits them;
+    /// it does not matter for the value, field addition being exact). Zero
+    /// coefficients (explicit, or terms that cancelled) are dropped and
+    /// set no density bit, exactly as the classic prover's `eval_lc`. A
+    /// term on a variable not allocated yet is noted (an error from
+    /// [`record`]) and left out.
+    fn record_row(
+        shape: Shape,
+        lc: &LinearCombination<Fr>,
+        row: RowSink<'_>,
+        too_many: &mut bool,
+        unallocated: &mut Option<(usize, Index)>,
+    ) {
+        let RowSink {
+            m,
+            mut input_density,
+            mut aux_density,
+        } = row;
+        for (&i, coeff) in lc.iter_inputs() {
+            if is_zero(coeff) {
+                continue;
+            }
+            if i >= shape.num_inputs {
+                unallocated.get_or_insert((shape.num_constraints, Index::Input(i)));
+                continue;
+            }
+            if let Some(d) = input_density.as_deref_mut() {
+                d.set(i);
+            }
+            *too_many |= i >= INPUT_TAG as usize;
+            m.push(INPUT_TAG | (i as u32 & !INPUT_TAG), coeff);
         }
-        if let Some(d) = input_density.as_deref_mut() {
-            d.set(i);
+        for (&i, coeff) in lc.iter_aux() {
+            if is_zero(coeff) {
+                continue;
+            }
+            if i >= shape.num_aux {
+                unallocated.get_or_insert((shape.num_constraints, Index::Aux(i)));
+                continue;
+            }
+            if let Some(d) = aux_density.as_deref_mut() {
+                d.set(i);
+            }
+            *too_many |= i >= INPUT_TAG as usize;
+            m.push(i as u32 & !INPUT_TAG, coeff);
         }
-        *too_many |= i >= INPUT_TAG as usize;
-        m.push(INPUT_TAG | (i as u32 & !INPUT_TAG), coeff);
+        m.end_row();
     }
-    for (&i, coeff) in lc.iter_aux() {
-        if is_zero(coeff) {
-            continue;
-        }
-        if let Some(d) = aux_density.as_deref_mut() {
-            d.set(i);
-        }
-        *too_many |= i >= INPUT_TAG as usize;
-        m.push(i as u32 & !INPUT_TAG, coeff);
-    }
-    m.end_row();
 }
 
 impl ConstraintSystem<Fr> for Recorder {
@@ -122,27 +150,29 @@ impl ConstraintSystem<Fr> for Recorder {
         // The densities tracked here are the classic prover's: A aux, B
         // inputs, B aux (inputs are all in A through the input rows; C has
         // no density query).
-        record_row(
-            &a(LinearCombination::zero()),
-            &mut self.a,
-            None,
-            Some(&mut self.a_aux_density),
+        let (shape, many, bad) = (
+            self.shape,
             &mut self.too_many_variables,
+            &mut self.unallocated,
         );
-        record_row(
-            &b(LinearCombination::zero()),
-            &mut self.b,
-            Some(&mut self.b_input_density),
-            Some(&mut self.b_aux_density),
-            &mut self.too_many_variables,
-        );
-        record_row(
-            &c(LinearCombination::zero()),
-            &mut self.c,
-            None,
-            None,
-            &mut self.too_many_variables,
-        );
+        let a_row = RowSink {
+            m: &mut self.a,
+            input_density: None,
+            aux_density: Some(&mut self.a_aux_density),
+        };
+        Self::record_row(shape, &a(LinearCombination::zero()), a_row, many, bad);
+        let b_row = RowSink {
+            m: &mut self.b,
+            input_density: Some(&mut self.b_input_density),
+            aux_density: Some(&mut self.b_aux_density),
+        };
+        Self::record_row(shape, &b(LinearCombination::zero()), b_row, many, bad);
+        let c_row = RowSink {
+            m: &mut self.c,
+            input_density: None,
+            aux_density: None,
+        };
+        Self::record_row(shape, &c(LinearCombination::zero()), c_row, many, bad);
         self.shape.num_constraints += 1;
     }
 
@@ -174,6 +204,11 @@ pub(super) fn record<C: Circuit<Fr>>(circuit: C) -> Result<CompiledR1cs, Compile
         return Err(CompiledError::TooLarge {
             what: "non-zeros (2^32 per matrix)",
         });
+    }
+    if let Some((row, var)) = cs.unallocated {
+        return Err(CompiledError::Unallocated(format!(
+            "constraint {row} uses {var:?} before it is allocated"
+        )));
     }
     Ok(CompiledR1cs::from_parts(
         cs.shape,
