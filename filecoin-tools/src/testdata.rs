@@ -18,8 +18,8 @@ use cuzk_filecoin::c1::{
 };
 use cuzk_filecoin::compiled::{default_r1cs_dir, R1csCache, R1csReport};
 use cuzk_filecoin::params::{use_param_dir, ProofKind};
-use cuzk_synth::compiled::CompiledR1cs;
 use cuzk_filecoin::{with_tree, FilecoinError, Result};
+use cuzk_synth::compiled::CompiledR1cs;
 
 mod post;
 mod snap;
@@ -226,19 +226,18 @@ pub(crate) fn cuzk_setup(
     let log = StageLog::new(t);
     let progress: cuzk_groth16::setup::Progress<'_> =
         &|stage, done, total| log.add(stage, done, total);
-    let params = match generator {
-        ParamsGenerator::Cuzk => {
-            cuzk_groth16::parameters_from_record(record, &toxic, Some(progress))?
-        }
-        ParamsGenerator::CuzkGpu => setup_gpu(record, &toxic, progress)?,
-        ParamsGenerator::FilecoinProofs => {
-            return Err(FilecoinError::Unsupported(
+    let params =
+        match generator {
+            ParamsGenerator::Cuzk => {
+                cuzk_groth16::parameters_from_record(record, &toxic, Some(progress))?
+            }
+            ParamsGenerator::CuzkGpu => setup_gpu(record, &toxic, progress)?,
+            ParamsGenerator::FilecoinProofs => return Err(FilecoinError::Unsupported(
                 "filecoin-proofs' parameter generator is used for PoRep only; PoSt and SnapDeals \
                  test parameters come from cuzk's setup (cuzk or cuzk-gpu)"
                     .into(),
-            ))
-        }
-    };
+            )),
+        };
     eprintln!("setup: {:.1} s", t.elapsed().as_secs_f64());
     Ok(params)
 }

@@ -335,7 +335,9 @@ fn transposed_product_is_the_adjoint(rec: &CompiledR1cs, classic: &ProvingAssign
     let s = rec.shape();
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     // Longer than the rows, as the domain pads them; the extra is unread.
-    let x: Vec<Fr> = (0..s.num_constraints + 3).map(|_| awkward(&mut rng)).collect();
+    let x: Vec<Fr> = (0..s.num_constraints + 3)
+        .map(|_| awkward(&mut rng))
+        .collect();
     let z: Vec<&Fr> = classic
         .input_assignment
         .iter()
@@ -350,7 +352,10 @@ fn transposed_product_is_the_adjoint(rec: &CompiledR1cs, classic: &ProvingAssign
         assert_eq!(y.len(), z.len(), "{name}: one sum per variable");
         let lhs: Fr = y.iter().zip(&z).map(|(y, z)| *y * *z).sum();
         let rhs: Fr = x.iter().zip(mz).map(|(x, v)| *x * v).sum();
-        assert_eq!(lhs, rhs, "{name}: Mᵀx is not the adjoint of Mz (seed {seed})");
+        assert_eq!(
+            lhs, rhs,
+            "{name}: Mᵀx is not the adjoint of Mz (seed {seed})"
+        );
     }
 }
 
@@ -374,12 +379,17 @@ fn transposed_product_bands_agree() {
     let classic = synthesize(circ).unwrap();
     let x: Vec<Fr> = {
         let mut rng = ChaCha8Rng::seed_from_u64(5);
-        (0..rec.shape().num_constraints).map(|_| Fr::random(&mut rng)).collect()
+        (0..rec.shape().num_constraints)
+            .map(|_| Fr::random(&mut rng))
+            .collect()
     };
     let s = rec.shape();
     let mut first: Option<Vec<Fr>> = None;
     for threads in [1, 3, 8] {
-        let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap();
         let y = pool.install(|| rec.matrices()[0].mul_transposed(&x, s.num_inputs, s.num_aux));
         match &first {
             None => first = Some(y),
@@ -406,7 +416,10 @@ fn unallocated_variable_is_refused_when_recorded() {
     }
     match CompiledR1cs::record(Dangling) {
         Err(CompiledError::Unallocated(msg)) => {
-            assert!(msg.contains("constraint 0") && msg.contains("Aux(7)"), "{msg}")
+            assert!(
+                msg.contains("constraint 0") && msg.contains("Aux(7)"),
+                "{msg}"
+            )
         }
         other => panic!("expected Unallocated, got {:?}", other.map(|r| r.shape())),
     }

@@ -597,7 +597,12 @@ mod tests {
         );
         // Mᵀ·x by hand, x padded past the rows: in0 = 2·x0; aux0 = 5·x2;
         // aux1 = −x0 + 2·x2.
-        let x = [Fr::from(3u64), Fr::from(13u64), Fr::from(4u64), Fr::from(99u64)];
+        let x = [
+            Fr::from(3u64),
+            Fr::from(13u64),
+            Fr::from(4u64),
+            Fr::from(99u64),
+        ];
         assert_eq!(
             m.mul_transposed(&x, 1, 2),
             vec![

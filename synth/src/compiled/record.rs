@@ -74,33 +74,25 @@ impl Recorder {
             mut input_density,
             mut aux_density,
         } = row;
-        for (&i, coeff) in lc.iter_inputs() {
+        let inputs = lc.iter_inputs().map(|(&i, c)| (Index::Input(i), c));
+        let aux = lc.iter_aux().map(|(&i, c)| (Index::Aux(i), c));
+        for (var, coeff) in inputs.chain(aux) {
             if is_zero(coeff) {
                 continue;
             }
-            if i >= shape.num_inputs {
-                unallocated.get_or_insert((shape.num_constraints, Index::Input(i)));
+            let (i, allocated, density, tag) = match var {
+                Index::Input(i) => (i, shape.num_inputs, input_density.as_deref_mut(), INPUT_TAG),
+                Index::Aux(i) => (i, shape.num_aux, aux_density.as_deref_mut(), 0),
+            };
+            if i >= allocated {
+                unallocated.get_or_insert((shape.num_constraints, var));
                 continue;
             }
-            if let Some(d) = input_density.as_deref_mut() {
+            if let Some(d) = density {
                 d.set(i);
             }
             *too_many |= i >= INPUT_TAG as usize;
-            m.push(INPUT_TAG | (i as u32 & !INPUT_TAG), coeff);
-        }
-        for (&i, coeff) in lc.iter_aux() {
-            if is_zero(coeff) {
-                continue;
-            }
-            if i >= shape.num_aux {
-                unallocated.get_or_insert((shape.num_constraints, Index::Aux(i)));
-                continue;
-            }
-            if let Some(d) = aux_density.as_deref_mut() {
-                d.set(i);
-            }
-            *too_many |= i >= INPUT_TAG as usize;
-            m.push(i as u32 & !INPUT_TAG, coeff);
+            m.push(tag | (i as u32 & !INPUT_TAG), coeff);
         }
         m.end_row();
     }
