@@ -9,6 +9,7 @@
 //! | `CUZK_MSM_PROFILE` | [`Tuning::msm_profile`] | `1` on, `0` off (default) |
 //! | `CUZK_MSM_OCC` | [`Tuning::msm_occupancy`] | `2` (default), `1`, `b128` ([`MsmOccupancy`]) |
 //! | `CUZK_H_COPIES` | [`Tuning::h_copies_cap`] | an integer ≥ 0; unset: no cap |
+//! | `CUZK_MSM_ROUNDS` | [`Tuning::msm_max_rounds`] | 0 to 6; unset: as the buckets call for |
 //!
 //! An invalid value is ignored with a warning on stderr (the default
 //! applies): a measurement knob never stops a prover, and the warning and
@@ -70,6 +71,12 @@ pub struct Tuning {
     /// `CUZK_H_COPIES`: at most this many shifted copies of the H bases
     /// (0 or 1: none) in a resident placement; `None`: as many as fit.
     pub h_copies_cap: Option<u32>,
+    /// `CUZK_MSM_ROUNDS`: at most this many affine rounds in a G1 MSM (0:
+    /// none); `None`: as many as the mean bucket size calls for (up to
+    /// 6). Fewer rounds leave more points to the XYZZ levels, whose
+    /// scratch the placement's estimate (made with the default) may not
+    /// cover: a knob for A/B runs on a card with room to spare.
+    pub msm_max_rounds: Option<u32>,
 }
 
 /// The environment variable of [`Tuning::msm_profile`].
@@ -78,6 +85,10 @@ pub const MSM_PROFILE_VAR: &str = "CUZK_MSM_PROFILE";
 pub const MSM_OCC_VAR: &str = "CUZK_MSM_OCC";
 /// The environment variable of [`Tuning::h_copies_cap`].
 pub const H_COPIES_VAR: &str = "CUZK_H_COPIES";
+/// The environment variable of [`Tuning::msm_max_rounds`].
+pub const MSM_ROUNDS_VAR: &str = "CUZK_MSM_ROUNDS";
+/// The most affine rounds an MSM runs (the C side's `kMaxRounds`).
+pub const MAX_ROUNDS: u32 = 6;
 
 /// A variable whose value [`Tuning::parse`] ignored.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -145,11 +156,16 @@ impl Tuning {
             v.parse::<u32>().is_ok()
         })
         .and_then(|v| v.parse().ok());
+        let msm_max_rounds = read(MSM_ROUNDS_VAR, "a count of rounds, 0 to 6", &|v| {
+            v.parse::<u32>().is_ok_and(|r| r <= MAX_ROUNDS)
+        })
+        .and_then(|v| v.parse().ok());
         (
             Tuning {
                 msm_profile,
                 msm_occupancy,
                 h_copies_cap,
+                msm_max_rounds,
             },
             warnings,
         )
@@ -169,6 +185,11 @@ impl fmt::Display for Tuning {
         match self.h_copies_cap {
             Some(cap) => write!(f, "{cap}"),
             None => f.write_str("no cap"),
+        }?;
+        write!(f, ", {MSM_ROUNDS_VAR} ")?;
+        match self.msm_max_rounds {
+            Some(r) => write!(f, "at most {r}"),
+            None => f.write_str("auto"),
         }
     }
 }
@@ -192,6 +213,7 @@ mod tests {
         assert!(!d.msm_profile);
         assert_eq!(d.msm_occupancy, MsmOccupancy::TwoBlocks);
         assert_eq!(d.h_copies_cap, None);
+        assert_eq!(d.msm_max_rounds, None);
     }
 
     #[test]
@@ -200,6 +222,7 @@ mod tests {
             (MSM_PROFILE_VAR, "1"),
             (MSM_OCC_VAR, "b128"),
             (H_COPIES_VAR, " 4 "),
+            (MSM_ROUNDS_VAR, "4"),
         ]);
         assert!(w.is_empty(), "{w:?}");
         assert_eq!(
@@ -208,6 +231,7 @@ mod tests {
                 msm_profile: true,
                 msm_occupancy: MsmOccupancy::Block128,
                 h_copies_cap: Some(4),
+                msm_max_rounds: Some(4),
             }
         );
         for m in MsmOccupancy::ALL {
@@ -215,10 +239,15 @@ mod tests {
             assert!(w.is_empty());
             assert_eq!(t.msm_occupancy, m);
         }
-        let (t, w) = parse(&[(MSM_PROFILE_VAR, "0"), (H_COPIES_VAR, "0")]);
+        let (t, w) = parse(&[
+            (MSM_PROFILE_VAR, "0"),
+            (H_COPIES_VAR, "0"),
+            (MSM_ROUNDS_VAR, "0"),
+        ]);
         assert!(w.is_empty());
         assert!(!t.msm_profile);
         assert_eq!(t.h_copies_cap, Some(0));
+        assert_eq!(t.msm_max_rounds, Some(0));
     }
 
     #[test]
@@ -227,10 +256,14 @@ mod tests {
             (MSM_PROFILE_VAR, "yes"),
             (MSM_OCC_VAR, "3"),
             (H_COPIES_VAR, "-1"),
+            (MSM_ROUNDS_VAR, "7"),
         ]);
         assert_eq!(t, Tuning::default());
         let vars: Vec<_> = w.iter().map(|w| w.var).collect();
-        assert_eq!(vars, [MSM_PROFILE_VAR, MSM_OCC_VAR, H_COPIES_VAR]);
+        assert_eq!(
+            vars,
+            [MSM_PROFILE_VAR, MSM_OCC_VAR, H_COPIES_VAR, MSM_ROUNDS_VAR]
+        );
         let text = w[1].to_string();
         assert!(
             text.contains("CUZK_MSM_OCC=\"3\"") && text.contains("b128"),
@@ -260,12 +293,15 @@ mod tests {
         let s = Tuning::default().to_string();
         assert_eq!(
             s,
-            "CUZK_MSM_PROFILE off, CUZK_MSM_OCC 2 (two 256-thread blocks per SM), CUZK_H_COPIES no cap"
+            "CUZK_MSM_PROFILE off, CUZK_MSM_OCC 2 (two 256-thread blocks per SM), CUZK_H_COPIES no cap, CUZK_MSM_ROUNDS auto"
         );
         let t = Tuning {
             h_copies_cap: Some(3),
+            msm_max_rounds: Some(4),
             ..Tuning::default()
         };
-        assert!(t.to_string().ends_with("CUZK_H_COPIES 3"));
+        assert!(t
+            .to_string()
+            .ends_with("CUZK_H_COPIES 3, CUZK_MSM_ROUNDS at most 4"));
     }
 }

@@ -55,6 +55,17 @@ pub trait Backend: Send + Sync + std::fmt::Debug {
         1
     }
 
+    /// Host bytes one partition against `key` (placed by
+    /// [`Backend::place`]) holds inside [`Backend::evaluate`] beyond its
+    /// assignment, at worst. The engine reserves this once per pipeline
+    /// slot ([`Backend::pipeline_depth`]) for as long as the set is
+    /// placed, so a partition inside `evaluate` never allocates outside
+    /// the budget. 0 by default.
+    fn evaluate_host_bytes(&self, key: &Parameters) -> u64 {
+        let _ = key;
+        0
+    }
+
     /// Places a parameter set for proving on this backend, once per set:
     /// a GPU backend uploads the bases when they fit (evicting the set it
     /// held before only if `may_evict`), a CPU backend proves from host
@@ -187,6 +198,13 @@ pub struct CpuBackend;
 impl Backend for CpuBackend {
     fn name(&self) -> String {
         "cpu".into()
+    }
+
+    /// `msm_density` splits one set's scalars at a time.
+    fn evaluate_host_bytes(&self, key: &Parameters) -> u64 {
+        let c = key.counts();
+        let (ic, aux) = (key.vk.ic.len(), c.l);
+        cuzk_msm::classified_bytes_bound(ic + aux, aux.max(c.a).max(c.b))
     }
 
     fn evaluate(

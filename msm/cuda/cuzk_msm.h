@@ -49,6 +49,9 @@ typedef struct cuzk_msm_tuning {
      * pipeline and prints one line to stderr (device ms per phase, host time
      * in cudaMallocAsync, wall time); it waits for the MSM to do so. */
     int32_t profile;
+    /* At most this many affine rounds (0..=6) in a G1 MSM; negative: as
+     * many as the bucket sizes call for (the default). For A/B runs. */
+    int32_t max_rounds;
 } cuzk_msm_tuning;
 
 /* out[0..V) = the window sums of Σ_{i<n} scalars[i]·bases[idx ? idx[i] : i]:

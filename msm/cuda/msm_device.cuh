@@ -250,6 +250,15 @@ cuzk_error run_device(Body &&body) {
 
 }  // namespace
 
+// The `rounds` argument of msm_run / msm_accumulate for a tuning: auto
+// (-1) unless the tuning caps G1's rounds below what the plan calls for.
+template <class F>
+int tuned_rounds(const cuzk_msm_tuning &t, const plan_t &p) {
+    if (t.max_rounds < 0 || !rounds_by_default<F>::value) return -1;
+    const uint32_t r = auto_rounds(p);
+    return (int)(r < (uint32_t)t.max_rounds ? r : (uint32_t)t.max_rounds);
+}
+
 template <class F>
 cuzk_error dev_msm(const void *bases, const uint32_t *idx, const void *scalars, uint32_t n, uint32_t c,
                    uint32_t copies, uint32_t stride, void *out, cuzk_msm_tuning tuning, cuzk_stream stream) {
@@ -260,7 +269,7 @@ cuzk_error dev_msm(const void *bases, const uint32_t *idx, const void *scalars, 
         phase_log log;
         if (tuning.profile) ex.log = &log;
         msm_run<F>(ex, static_cast<const affine_t<F> *>(bases), idx, static_cast<const fr_t *>(scalars), n, c, copies,
-                   stride, static_cast<xyzz_t<F> *>(out));
+                   stride, static_cast<xyzz_t<F> *>(out), tuned_rounds<F>(tuning, make_plan(n, c, copies, stride)));
         if (ex.log) {
             ex.phase("end");
             log.report(std::is_same<F, fp_t>::value ? "G1" : "G2", n, c);
@@ -278,7 +287,7 @@ cuzk_error dev_accumulate(const void *bases, const uint32_t *idx, const void *sc
         phase_log log;
         if (tuning.profile) ex.log = &log;
         msm_accumulate<F>(ex, static_cast<const affine_t<F> *>(bases), idx, static_cast<const fr_t *>(scalars), n, c,
-                          static_cast<xyzz_t<F> *>(acc));
+                          static_cast<xyzz_t<F> *>(acc), tuned_rounds<F>(tuning, make_plan(n, c)));
         if (ex.log) {
             ex.phase("end");
             log.report(std::is_same<F, fp_t>::value ? "G1 accumulate" : "G2 accumulate", n, c);

@@ -48,7 +48,7 @@ pub mod gpu;
 mod plan;
 mod sys;
 
-pub use classify::{classify, Classified};
+pub use classify::{classified_bytes_bound, classify, Classified};
 pub use cpu::{bitmap_sum, msm, msm_batch, msm_density, msm_gather};
 pub use error::MsmError;
 

@@ -12,10 +12,11 @@ pub const CUZK_MSM_OCC_BLOCK128: u32 = 2;
 pub struct cuzk_msm_tuning {
     pub occupancy: i32,
     pub profile: i32,
+    pub max_rounds: i32,
 }
 #[allow(clippy::unnecessary_operation, clippy::identity_op)]
 const _: () = {
-    ["Size of cuzk_msm_tuning"][::core::mem::size_of::<cuzk_msm_tuning>() - 8usize];
+    ["Size of cuzk_msm_tuning"][::core::mem::size_of::<cuzk_msm_tuning>() - 12usize];
     [
         "Alignment of cuzk_msm_tuning",
     ][::core::mem::align_of::<cuzk_msm_tuning>() - 4usize];
@@ -25,6 +26,9 @@ const _: () = {
     [
         "Offset of field: cuzk_msm_tuning::profile",
     ][::core::mem::offset_of!(cuzk_msm_tuning, profile) - 4usize];
+    [
+        "Offset of field: cuzk_msm_tuning::max_rounds",
+    ][::core::mem::offset_of!(cuzk_msm_tuning, max_rounds) - 8usize];
 };
 extern "C" {
     pub fn cuzk_msm_host_run(

@@ -36,6 +36,10 @@ pub(crate) struct CircuitEntry {
     pub(crate) pvk: PreparedVerifyingKey,
     /// Host bytes the set keeps (reserved from the budget).
     pub(crate) host_bytes: u64,
+    /// Host bytes its partitions' evaluations may hold at once, beside
+    /// their assignments: Σ over devices of the pipeline depth ×
+    /// [`Backend::evaluate_host_bytes`] (reserved from the budget).
+    pub(crate) working_bytes: u64,
     pub(crate) device_bytes: u64,
     pub(crate) load: Duration,
     /// Engine clock (seconds) of the last job submitted against it.
@@ -61,6 +65,7 @@ impl CircuitEntry {
             path: self.path.clone(),
             domain_size: self.params().domain_size(),
             host_bytes: self.host_bytes,
+            working_bytes: self.working_bytes,
             device_bytes: self.device_bytes,
             placements: self.placements.clone(),
             load_s: self.load.as_secs_f64(),
@@ -81,6 +86,10 @@ pub struct SrsInfo {
     pub domain_size: usize,
     /// Host bytes it keeps (0 when it is resident on every device).
     pub host_bytes: u64,
+    /// Host bytes reserved for its partitions' working sets inside the
+    /// backends' evaluation (the GPU backend's zero/one/tail splits, one
+    /// per pipeline slot), beside their assignments.
+    pub working_bytes: u64,
     /// Device bytes of its bases on each device where it is resident.
     pub device_bytes: u64,
     /// Where each device proves it from.
@@ -98,8 +107,9 @@ pub struct SrsInfo {
 }
 
 /// Per device: the key partitions are proved against, where the set was
-/// placed, and the backend's pipeline depth for it.
-pub(crate) type Placed = (Vec<Arc<Parameters>>, Vec<Placement>, Vec<usize>);
+/// placed, and the backend's pipeline depth for it; then the host bytes
+/// the partitions' evaluations hold at once on all devices.
+pub(crate) type Placed = (Vec<Arc<Parameters>>, Vec<Placement>, Vec<usize>, u64);
 
 /// Places `full` on every backend. `occupant(d)` names the set device `d`
 /// holds resident and whether it may be evicted (no job uses it); `evict`
@@ -114,6 +124,7 @@ pub(crate) fn place_all(
     let mut keys = Vec::with_capacity(backends.len());
     let mut placements = Vec::with_capacity(backends.len());
     let mut depths = Vec::with_capacity(backends.len());
+    let mut working = 0u64;
     for (d, be) in backends.iter().enumerate() {
         let may_evict = match occupant(d) {
             Some((id, true)) => {
@@ -133,9 +144,11 @@ pub(crate) fn place_all(
             Placement::Resident => Arc::clone(&hollow),
             Placement::Host => Arc::clone(full),
         };
-        depths.push(be.pipeline_depth(&key).max(1));
+        let depth = be.pipeline_depth(&key).max(1);
+        working = working.saturating_add(be.evaluate_host_bytes(&key).saturating_mul(depth as u64));
+        depths.push(depth);
         keys.push(key);
         placements.push(placement);
     }
-    Ok((keys, placements, depths))
+    Ok((keys, placements, depths, working))
 }

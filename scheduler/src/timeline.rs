@@ -175,7 +175,9 @@ pub struct EngineStats {
     /// Bytes by which real assignments exceeded their reservations (the
     /// source's shape was wrong); 0 when every estimate held.
     pub memory_overcommit: u64,
-    /// Host bytes held by parameter sets (included in `memory_reserved`).
+    /// Host bytes held by parameter sets and reserved for their
+    /// partitions' evaluation working sets, and by holds such as a recorded
+    /// circuit (included in `memory_reserved`).
     pub memory_srs: u64,
     /// Seconds synthesis workers sat idle because the budget was full.
     pub budget_wait_s: f64,

@@ -264,3 +264,81 @@ fn backends_must_match_devices_and_bad_files_are_errors() {
     );
     assert!(e.circuits().is_empty());
 }
+
+/// The CPU backend with a working set and a pipeline depth of its own.
+#[derive(Debug)]
+struct Working {
+    bytes: u64,
+    depth: usize,
+}
+
+impl Backend for Working {
+    fn name(&self) -> String {
+        "working".into()
+    }
+
+    fn evaluate(
+        &self,
+        params: &Parameters,
+        pa: ProvingAssignment,
+        t: &mut Timings,
+    ) -> Result<ProofParts, Groth16Error> {
+        CpuBackend.evaluate(params, pa, t)
+    }
+
+    fn pipeline_depth(&self, _: &Parameters) -> usize {
+        self.depth
+    }
+
+    fn evaluate_host_bytes(&self, _: &Parameters) -> u64 {
+        self.bytes
+    }
+}
+
+/// A set's evaluation working sets are reserved once per pipeline slot of
+/// every device while it is placed, reported with it, and shrink the room
+/// a job's partitions are admitted against.
+#[test]
+fn evaluation_working_sets_are_reserved_per_pipeline_slot() {
+    let w = 1u64 << 20;
+    let backends: Vec<Arc<dyn Backend>> = vec![
+        Arc::new(Working { bytes: w, depth: 2 }),
+        Arc::new(Working { bytes: w, depth: 3 }),
+    ];
+    let e = Engine::new(opts(2), backends).unwrap();
+    let info = e.register_circuit("t", params()).unwrap();
+    assert_eq!(info.working_bytes, 5 * w);
+    assert_eq!(e.stats().memory_srs, info.host_bytes + 5 * w);
+    e.submit(JobSpec::new("t", source(1, 2, Inject::None)))
+        .unwrap()
+        .wait()
+        .expect("proves");
+    assert!(e.evict_circuit("t").unwrap());
+    assert_eq!(e.stats().memory_srs, 0);
+    assert_eq!(e.stats().memory_reserved, 0);
+
+    // A budget that holds the set and a partition, but not the working
+    // sets as well, refuses the job at admission.
+    let probe = Engine::new(opts(1), vec![Arc::new(CpuBackend) as Arc<dyn Backend>]).unwrap();
+    let plain = probe.register_circuit("t", params()).unwrap();
+    let need = match probe
+        .submit(JobSpec::new("t", source(1, 1, Inject::None)))
+        .unwrap()
+        .wait()
+    {
+        Ok(_) => probe.stats().memory_peak - plain.host_bytes - plain.working_bytes,
+        Err(err) => panic!("{err}"),
+    };
+    let mut o = opts(1);
+    o.memory_budget = plain.host_bytes + need + w / 2;
+    let e = Engine::new(
+        o,
+        vec![Arc::new(Working { bytes: w, depth: 1 }) as Arc<dyn Backend>],
+    )
+    .unwrap();
+    e.register_circuit("t", params()).unwrap();
+    let err = e
+        .submit(JobSpec::new("t", source(1, 1, Inject::None)))
+        .unwrap_err();
+    assert!(matches!(err, EngineError::BudgetTooSmall { .. }), "{err}");
+}

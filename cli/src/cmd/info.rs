@@ -100,6 +100,7 @@ pub fn run(ctx: &Ctx, a: Args) -> Result<()> {
             "msm_profile": tuning.msm_profile,
             "msm_occupancy": tuning.msm_occupancy.env_value(),
             "h_copies_cap": tuning.h_copies_cap,
+            "msm_max_rounds": tuning.msm_max_rounds,
         });
         println!(
             "{}",

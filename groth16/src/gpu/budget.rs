@@ -324,6 +324,33 @@ fn partition_of(c: QueryCounts, ic: usize) -> u64 {
     3 * n * 32 + witness + (64 << 20)
 }
 
+/// Host bytes a partition's L, A and B MSMs hold at worst beside its
+/// assignment: the four zero/one/tail splits (`msms::split_all`, made at
+/// once; [`cuzk_msm::classified_bytes_bound`] each, as if every selected
+/// scalar were a tail) and, when the bases stream, one set's tails
+/// regrouped per chunk once more (`cuzk_msm::chunks`, one set at a time).
+/// PoRep's witness is mostly bits and comes nowhere near this; WindowPoSt's
+/// (Poseidon values) does: ≈ 11 GB of splits at 32 GiB and 4.6 GB more
+/// streamed, which the budget did not count until a 16 GiB-limited H100
+/// host ran out of memory with two partitions in the MSMs.
+pub fn split_host_bytes(params: &Parameters, streamed: bool) -> u64 {
+    split_of(params.counts(), params.vk.ic.len(), streamed)
+}
+
+fn split_of(c: QueryCounts, ic: usize, streamed: bool) -> u64 {
+    use cuzk_msm::classified_bytes_bound as bound;
+    // L and A select among the aux variables, B among inputs and aux.
+    let aux = c.l;
+    let a_aux = c.a.saturating_sub(ic);
+    let splits = bound(aux, aux) + bound(aux, a_aux) + bound(ic + aux, c.b);
+    let regroup = if streamed {
+        (4 + 32) * aux.max(a_aux).max(c.b) as u64
+    } else {
+        0
+    };
+    splits + regroup
+}
+
 /// Device bytes of the largest MSM's temporaries for `params`
 /// ([`cuzk_msm::gpu::scratch_bytes`]: the pipeline's own allocations, ≈ 22
 /// GB for the 2^27 H MSM). One MSM runs at a time per device (the device
@@ -424,6 +451,24 @@ pub fn h_precomputed(params: &Parameters, free: u64, cap: Option<u32>) -> Option
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The splits' bound covers the four `classify` calls of a partition
+    /// whose every scalar is a tail, and grows by one set's tails when the
+    /// bases stream.
+    #[test]
+    fn split_bound_covers_an_all_tail_witness() {
+        let c = QueryCounts {
+            h: (1 << 20) - 1,
+            l: 900_000,
+            a: 700_000,
+            b: 600_000,
+        };
+        let ic = 10;
+        let resident = split_of(c, ic, false);
+        let all_tail = 36 * (c.l + (c.a - ic) + c.b) as u64;
+        assert!(resident >= all_tail && resident < all_tail + all_tail / 20);
+        assert_eq!(split_of(c, ic, true) - resident, 36 * c.l as u64);
+    }
 
     #[test]
     fn stream_chunks_fit_what_is_available() {

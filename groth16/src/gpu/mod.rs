@@ -79,8 +79,8 @@ mod msms;
 mod placement;
 pub use budget::{
     bases_bytes, h_precomputed, lean_h_bytes, min_device_bytes, msm_bytes, partition_bytes,
-    preview, stream_bytes, stream_chunk, stream_chunks, streamed_bytes, working_bytes,
-    DeviceBudget, RecordMode, StreamPlan, DEVICE_MARGIN,
+    preview, split_host_bytes, stream_bytes, stream_chunk, stream_chunks, streamed_bytes,
+    working_bytes, DeviceBudget, RecordMode, StreamPlan, DEVICE_MARGIN,
 };
 use cuzk_msm::chunks::StreamOp;
 use msms::split_all;
@@ -349,6 +349,10 @@ fn free_in_background<T: Send + 'static>(v: T) -> Option<std::thread::JoinHandle
 impl Backend for GpuBackend {
     fn name(&self) -> String {
         format!("cuda:{}", self.device.ordinal())
+    }
+
+    fn evaluate_host_bytes(&self, key: &Parameters) -> u64 {
+        budget::split_host_bytes(key, self.resident_for(key).is_none())
     }
 
     fn pipeline_depth(&self, params: &Parameters) -> usize {

@@ -322,6 +322,8 @@ mod device {
         sys::cuzk_msm_tuning {
             occupancy: occupancy as i32,
             profile: i32::from(t.msm_profile),
+            // Tuning::parse admits 0..=6 only.
+            max_rounds: t.msm_max_rounds.map_or(-1, |r| r as i32),
         }
     }
 

@@ -209,7 +209,8 @@ struct State {
     /// (the union: with pipeline depth 2 two partitions overlap there).
     device_busy: Vec<Duration>,
     device_busy_since: Vec<Option<Instant>>,
-    /// Host bytes held by parameter sets (part of `reserved`).
+    /// Host bytes held beside the jobs (part of `reserved`): parameter
+    /// sets, their evaluation working sets, [`Engine::hold_host`] holds.
     srs_bytes: u64,
     partitions_done: u64,
     jobs_done: u64,
@@ -601,7 +602,7 @@ impl Inner {
         // memory is free for the new one; not while a job uses it.
         self.check_unused(&id)?;
         self.evict(&id);
-        let (keys, placements, depths) = place_all(
+        let (keys, placements, depths, working_bytes) = place_all(
             &self.backends,
             &params,
             |d| {
@@ -629,15 +630,17 @@ impl Inner {
             placements,
             depths,
             host_bytes,
+            working_bytes,
             device_bytes,
             load,
             last_used: parking_lot::Mutex::new(self.secs(Instant::now())),
         });
         drop(params);
         {
+            let held = host_bytes + working_bytes;
             let mut st = self.state.lock();
-            st.srs_bytes += host_bytes;
-            st.reserve(host_bytes);
+            st.srs_bytes += held;
+            st.reserve(held);
         }
         let info = entry.info(false, &self.backends);
         self.circuits.write().insert(id, entry);
@@ -664,8 +667,9 @@ impl Inner {
         }
         {
             let mut st = self.state.lock();
-            st.srs_bytes = st.srs_bytes.saturating_sub(e.host_bytes);
-            st.release(e.host_bytes);
+            let held = e.host_bytes + e.working_bytes;
+            st.srs_bytes = st.srs_bytes.saturating_sub(held);
+            st.release(held);
         }
         self.synth_cv.notify_all();
         true
