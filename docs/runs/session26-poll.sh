@@ -13,7 +13,7 @@ while ! grep -q '^rc=' $W/b32-$TAG.err 2>/dev/null; do
 done
 nvidia-smi --query-gpu=memory.used,memory.total,utilization.gpu --format=csv >> "$O/log.txt" 2>&1
 mkdir -p $W/pack
-cp $W/params.log $W/b32-* $W/tl32-* $W/hog-* $W/mon-* "$O"/*.txt "$O"/*.json "$O"/*.err "$O"/*.jsonl "$O"/*.csv $W/pack/ 2>/dev/null
+cp $W/params.log $W/g16.log $W/b32-* $W/tl32-* $W/hog-* $W/mon-* "$O"/*.txt "$O"/*.json "$O"/*.err "$O"/*.jsonl "$O"/*.csv $W/pack/ 2>/dev/null
 tar czf "$O/s26.tgz" -C $W/pack .
 rm -f "$O"/*.json "$O"/*.err "$O"/*.jsonl "$O"/*.csv
 finish 2>/dev/null

@@ -14,7 +14,7 @@
 #   session34-run3.sh); the SnapDeals ones made;
 # - `cuzk bench snap -j 1` under 16 GiB, then resident.
 # Packs at ${UNTIL:-540} s; later calls on the warm machine poll the last
-# bench: `TAG=snapr UNTIL=540 bash gpu-bundle-s34/session34-poll.sh`.
+# bench: `TAG=snapr UNTIL=540 bash gpu-bundle-s34/session26-poll.sh`.
 # Bundle gpu-bundle-s34: the sm_90 tarball in dist/, tests/ from `cargo
 # xtask gpu-bundle -p cuzk-groth16 -p cuzk-msm --test cuzk_groth16
 # --bench gpu_msm`.
@@ -34,4 +34,4 @@ CUZK_R1CS_CACHE=/dev/shm/r1cs ./cuzk testdata snap --sector-size 32GiB --params-
 $B2 TAG=snap16 LIMIT=16GiB bash $HERE/session26-bench.sh
 $B2 TAG=snapr LIMIT=none bash $HERE/session26-bench.sh
 " < /dev/null > /dev/null 2>&1 &
-TAG=win16 UNTIL=${UNTIL:-540} . "$HERE/session34-poll.sh"
+TAG=win16 UNTIL=${UNTIL:-540} . "$HERE/session26-poll.sh"

@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::{params, source, tiny, Inject};
+use common::{params, source, tiny, Inject, TestBackend};
 use cuzk_groth16::{
     Backend, CheckMode, CpuBackend, Groth16Error, Parameters, Placement, ProofParts, Timings,
 };
@@ -265,46 +265,19 @@ fn backends_must_match_devices_and_bad_files_are_errors() {
     assert!(e.circuits().is_empty());
 }
 
-/// The CPU backend with a working set and a pipeline depth of its own.
-#[derive(Debug)]
-struct Working {
-    bytes: u64,
-    depth: usize,
-}
-
-impl Backend for Working {
-    fn name(&self) -> String {
-        "working".into()
-    }
-
-    fn evaluate(
-        &self,
-        params: &Parameters,
-        pa: ProvingAssignment,
-        t: &mut Timings,
-    ) -> Result<ProofParts, Groth16Error> {
-        CpuBackend.evaluate(params, pa, t)
-    }
-
-    fn pipeline_depth(&self, _: &Parameters) -> usize {
-        self.depth
-    }
-
-    fn evaluate_host_bytes(&self, _: &Parameters) -> u64 {
-        self.bytes
-    }
-}
-
 /// A set's evaluation working sets are reserved once per pipeline slot of
 /// every device while it is placed, reported with it, and shrink the room
 /// a job's partitions are admitted against.
 #[test]
 fn evaluation_working_sets_are_reserved_per_pipeline_slot() {
     let w = 1u64 << 20;
-    let backends: Vec<Arc<dyn Backend>> = vec![
-        Arc::new(Working { bytes: w, depth: 2 }),
-        Arc::new(Working { bytes: w, depth: 3 }),
-    ];
+    let working = |depth| -> Arc<dyn Backend> {
+        Arc::new(TestBackend {
+            working: Some((w, depth)),
+            ..TestBackend::default()
+        })
+    };
+    let backends = vec![working(2), working(3)];
     let e = Engine::new(opts(2), backends).unwrap();
     let info = e.register_circuit("t", params()).unwrap();
     assert_eq!(info.working_bytes, 5 * w);
@@ -331,11 +304,7 @@ fn evaluation_working_sets_are_reserved_per_pipeline_slot() {
     };
     let mut o = opts(1);
     o.memory_budget = plain.host_bytes + need + w / 2;
-    let e = Engine::new(
-        o,
-        vec![Arc::new(Working { bytes: w, depth: 1 }) as Arc<dyn Backend>],
-    )
-    .unwrap();
+    let e = Engine::new(o, vec![working(1)]).unwrap();
     e.register_circuit("t", params()).unwrap();
     let err = e
         .submit(JobSpec::new("t", source(1, 1, Inject::None)))

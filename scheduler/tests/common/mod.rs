@@ -98,6 +98,9 @@ pub struct TestBackend {
     /// The witness buffers it offers the engine (a GPU backend's
     /// page-locked pool).
     pub pool: Option<Arc<dyn FrAlloc>>,
+    /// Its evaluation working set in host bytes and its pipeline depth
+    /// (default: none, depth 1).
+    pub working: Option<(u64, usize)>,
 }
 
 impl TestBackend {
@@ -134,6 +137,14 @@ impl Backend for TestBackend {
 
     fn abc_on_device(&self, _record: &Arc<CompiledR1cs>) -> bool {
         self.abc_on_device
+    }
+
+    fn pipeline_depth(&self, _params: &Parameters) -> usize {
+        self.working.map_or(1, |w| w.1)
+    }
+
+    fn evaluate_host_bytes(&self, _key: &Parameters) -> u64 {
+        self.working.map_or(0, |w| w.0)
     }
 
     fn witness_alloc(&self) -> Option<Arc<dyn FrAlloc>> {
