@@ -155,6 +155,9 @@ pub struct SrsInfo {
     pub bytes: u64,
     /// Host bytes (part of the memory budget).
     pub host_bytes: u64,
+    /// Host bytes reserved for its partitions inside the MSMs (their
+    /// zero/one/tail splits, one per pipeline slot; part of the budget).
+    pub working_bytes: u64,
     /// Device bytes on each device where it is resident.
     pub device_bytes: u64,
     /// Resident on every device rather than proved from host memory.
@@ -175,6 +178,7 @@ impl From<cuzk_scheduler::SrsInfo> for SrsInfo {
             circuit_id: i.id,
             bytes: i.host_bytes + if resident { i.device_bytes } else { 0 },
             host_bytes: i.host_bytes,
+            working_bytes: i.working_bytes,
             device_bytes: if resident { i.device_bytes } else { 0 },
             resident,
             placement: i.details,

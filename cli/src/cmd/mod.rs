@@ -176,11 +176,12 @@ pub fn load_into(
         .map(|(d, be)| format!("{be} {d}"))
         .collect();
     ctx.say(format!(
-        "parameters {}: loaded once in {:.1} s ({:.1} GiB on each device where resident; host keeps {:.1} GiB); placement per device: {}",
+        "parameters {}: loaded once in {:.1} s ({:.1} GiB on each device where resident; host keeps {:.1} GiB and reserves {:.1} GiB for the partitions in the MSMs); placement per device: {}",
         path.display(),
         info.load_s,
         info.device_bytes as f64 / (1u64 << 30) as f64,
         info.host_bytes as f64 / (1u64 << 30) as f64,
+        info.working_bytes as f64 / (1u64 << 30) as f64,
         places.join(", ")
     ));
     Ok(info)
