@@ -155,10 +155,9 @@ pub fn classify(scalars: &[Fr], density: Option<&Bitmap>) -> Result<Classified, 
 
     // Two passes, so the tails are written once, in place: the first
     // counts each span's tails, the second writes them into the span's own
-    // slice of exact-size outputs. Gathering per-span vectors and merging
-    // them held up to 3× the tails at once (doubling growth, then the
-    // copy): ≈ 30 GB for a 32 GiB WindowPoSt partition, whose Poseidon
-    // witness is nearly all tail.
+    // slice of exact-size outputs. Per-span vectors merged afterwards would
+    // hold up to 3× the tails at once (doubling growth, then the copy):
+    // ≈ 30 GB for a 32 GiB WindowPoSt partition, nearly all tail.
     let spans = spans(scalars.len(), density);
     let tails: Vec<usize> = spans
         .par_iter()

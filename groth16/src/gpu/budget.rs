@@ -331,8 +331,8 @@ fn partition_of(c: QueryCounts, ic: usize) -> u64 {
 /// regrouped per chunk once more (`cuzk_msm::chunks`, one set at a time).
 /// PoRep's witness is mostly bits and comes nowhere near this; WindowPoSt's
 /// (Poseidon values) does: ≈ 11 GB of splits at 32 GiB and 4.6 GB more
-/// streamed, which the budget did not count until a 16 GiB-limited H100
-/// host ran out of memory with two partitions in the MSMs.
+/// streamed, enough to take a 125 GiB host out of memory with two
+/// partitions in the MSMs if left out of the budget.
 pub fn split_host_bytes(params: &Parameters, streamed: bool) -> u64 {
     split_of(params.counts(), params.vk.ic.len(), streamed)
 }
