@@ -5,11 +5,11 @@
 //! its value closures (witness-only synthesis) followed by an SpMV. The
 //! result equals the classic synthesis field for field.
 //!
-//! A PoSt partition's witness is synthesized sector by sector on all cores
-//! (storage-proofs-post's extensible branch, which the witness-only system
-//! takes as the classic prover does), while its record comes from the
-//! sequential branch, the layout of the parameters; the two agree value
-//! for value (cuzk-synth's `extend`).
+//! A PoSt partition is recorded and its witness synthesized sector by
+//! sector on all cores (storage-proofs-post's extensible branch, which the
+//! classic prover takes too); renumbered in order, the parts give the
+//! sequential branch's system, the layout of the parameters, index for
+//! index and value for value (cuzk-synth's `extend`).
 //!
 //! A record is stored as `<dir>/<params name>.r1cs` under an identity that
 //! names the circuit (the parameter file's name, which hashes filecoin-
@@ -197,8 +197,7 @@ fn record_tree<Tree: 'static + MerkleTreeTrait>(config: &PoRepConfig) -> Result<
 }
 
 /// Records the circuit of one PoSt partition of `kind` from
-/// storage-proofs-post's blank circuit (its sequential branch: the
-/// recorder is not extensible).
+/// storage-proofs-post's blank circuit, its sectors on all cores.
 pub fn record_post(kind: &PostProofKind) -> Result<CompiledR1cs> {
     with_tree!(kind.sector_size, record_post_tree(kind))
 }

@@ -193,7 +193,8 @@ fn window_post_2kib_two_partitions_verify_with_filecoin_proofs() {
 }
 
 /// The pre-compiled path: each PoSt kind recorded from the blank
-/// circuit's sequential branch, then witness-only synthesis whose sectors
+/// circuit (its sectors on all cores, equal to the sequential branch's
+/// record), then witness-only synthesis whose sectors
 /// run in parallel (the extensible branch: two sectors per 2 KiB WindowPoSt
 /// partition are two sub-systems on two cores), equals the classic
 /// synthesis field for field in every partition, and its proofs verify
@@ -221,6 +222,13 @@ fn post_2kib_compiled_equals_classic_and_verifies() {
         };
         let vanilla = testdata::post_vanilla_proofs(&kind, &chosen, r, POST_PROVER_ID).unwrap();
         let rec = std::sync::Arc::new(cuzk_filecoin::compiled::record_post(&kind).unwrap());
+        // Recorded sector by sector on all cores, renumbered into the
+        // sequential layout the parameters come from.
+        let seq = cuzk_synth::compiled::CompiledR1cs::record(cuzk_synth::Sequential(
+            cuzk_filecoin::post::blank_circuit::<SectorShape2KiB>(&kind).unwrap(),
+        ))
+        .unwrap();
+        assert!(*rec == seq, "{}: parallel record", kind.api_name());
         let job = |r1cs, witness| {
             post_job(
                 &input(kind, r, vanilla.clone()),

@@ -37,6 +37,7 @@ pub mod circuits;
 pub mod compiled;
 pub mod native;
 mod prover;
+mod sequential;
 mod shape;
 
 pub use prover::{
@@ -49,6 +50,7 @@ pub use shape::{
 };
 
 pub use bellpepper_core::{Circuit, ConstraintSystem, SynthesisError};
+pub use sequential::Sequential;
 
 /// The namespace methods of a flat `ConstraintSystem` impl that is its own
 /// root and ignores names (names are for debugging circuits; not calling

@@ -9,7 +9,7 @@ use cuzk_field::{Field, Fr};
 use cuzk_synth::{
     circuits::{BenchCircuit, TinyCircuit},
     compiled::{synthesize_witness, CompiledError, CompiledR1cs, Witness},
-    synthesize, ProvingAssignment,
+    synthesize, ProvingAssignment, Sequential,
 };
 use proptest::prelude::*;
 use rand_chacha::{
@@ -475,11 +475,11 @@ fn deferred_assignment_reports_an_unsatisfied_row() {
 }
 
 /// Independent parts with storage-proofs-post's two branches: sequential
-/// under a system that is not extensible (the recorder), else each group
+/// under a system that is not extensible ([`Sequential`]), else each group
 /// of parts in a fresh system on the rayon pool, with a stand-in ONE as
-/// its first input, appended in order by `extend` (the classic prover and
-/// the witness-only system). `reverse` appends the groups backwards: the
-/// same counts, another layout.
+/// its first input, appended in order by `extend` (the recorder, the
+/// classic prover and the witness-only system). `reverse` appends the
+/// groups backwards: the same counts, another layout.
 struct Parts {
     seeds: Vec<u64>,
     group: usize,
@@ -587,49 +587,49 @@ fn parts_synthesized_in_parallel_match_the_sequential_record() {
     }
 }
 
-/// Runs a circuit under a wrapper system that is not extensible, so it
-/// takes its sequential branch even in the witness-only system.
-struct Sequential<C>(C);
+/// The recorder takes the extensible branch: each group of parts recorded
+/// apart and renumbered into place gives the sequential record, matrices,
+/// coefficient tables (later parts bring new coefficients), densities and
+/// trace alike.
+#[test]
+fn parts_recorded_in_parallel_equal_the_sequential_record() {
+    let seeds: Vec<u64> = (0..23).collect();
+    let parts = |group, reverse| Parts {
+        seeds: seeds.clone(),
+        group,
+        reverse,
+    };
+    let seq = CompiledR1cs::record(Sequential(parts(23, false))).unwrap();
+    assert_eq!(seq.shape().num_inputs, 24);
+    for group in [1, 2, 5, 23] {
+        let par = CompiledR1cs::record(parts(group, false)).unwrap();
+        assert_eq!(par.key(), seq.key(), "groups of {group}");
+        assert!(par == seq, "groups of {group}: same key, other record");
+    }
+    // Appended backwards: another system, another key.
+    let rev = CompiledR1cs::record(parts(5, true)).unwrap();
+    assert_eq!(rev.shape(), seq.shape());
+    assert_ne!(rev.key(), seq.key());
+}
 
-impl<C: Circuit<Fr>> Circuit<Fr> for Sequential<C> {
+/// A part appended without its stand-in ONE first has no place in the
+/// sequential layout.
+struct NoStandIn;
+
+impl Circuit<Fr> for NoStandIn {
     fn synthesize<CS: ConstraintSystem<Fr>>(self, cs: &mut CS) -> Result<(), SynthesisError> {
-        self.0.synthesize(&mut NotExtensible(cs))
+        let mut sub = CS::new();
+        let x = sub.alloc(|| "x", || Ok(Fr::ONE))?;
+        sub.enforce(|| "x", |lc| lc + x, |lc| lc + x, |lc| lc + x);
+        cs.extend(&sub);
+        Ok(())
     }
 }
 
-struct NotExtensible<'a, CS>(&'a mut CS);
-
-impl<'a, CS: ConstraintSystem<Fr>> ConstraintSystem<Fr> for NotExtensible<'a, CS> {
-    type Root = Self;
-
-    fn alloc<F, A, AR>(&mut self, a: A, f: F) -> Result<Variable, SynthesisError>
-    where
-        F: FnOnce() -> Result<Fr, SynthesisError>,
-        A: FnOnce() -> AR,
-        AR: Into<String>,
-    {
-        self.0.alloc(a, f)
+#[test]
+fn a_part_without_its_stand_in_one_is_refused_when_recorded() {
+    match CompiledR1cs::record(NoStandIn) {
+        Err(CompiledError::Unallocated(m)) => assert!(m.contains("stand-in"), "{m}"),
+        other => panic!("expected Unallocated, got {other:?}"),
     }
-
-    fn alloc_input<F, A, AR>(&mut self, a: A, f: F) -> Result<Variable, SynthesisError>
-    where
-        F: FnOnce() -> Result<Fr, SynthesisError>,
-        A: FnOnce() -> AR,
-        AR: Into<String>,
-    {
-        self.0.alloc_input(a, f)
-    }
-
-    fn enforce<A, AR, LA, LB, LC>(&mut self, a: A, la: LA, lb: LB, lc: LC)
-    where
-        A: FnOnce() -> AR,
-        AR: Into<String>,
-        LA: FnOnce(LinearCombination<Fr>) -> LinearCombination<Fr>,
-        LB: FnOnce(LinearCombination<Fr>) -> LinearCombination<Fr>,
-        LC: FnOnce(LinearCombination<Fr>) -> LinearCombination<Fr>,
-    {
-        self.0.enforce(a, la, lb, lc)
-    }
-
-    cuzk_synth::flat_namespaces!();
 }

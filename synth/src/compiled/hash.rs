@@ -103,6 +103,11 @@ impl Trace {
         self.n += 1;
     }
 
+    /// Number of events.
+    pub(crate) fn len(&self) -> u64 {
+        self.n
+    }
+
     /// Appends `other`'s events after ours.
     pub(crate) fn append(&mut self, other: &Trace) {
         self.h = add_mod(mul_mod(self.h, pow_mod(R, other.n)), other.h);

@@ -543,6 +543,47 @@ impl MatrixBuilder {
         }
     }
 
+    /// Appends `other`'s rows, each column through `map` (which must keep
+    /// a row's columns in order). The coefficient table grows by `other`'s
+    /// entries not here yet, in `other`'s order: the table a single
+    /// builder would have made from both parts' rows in turn.
+    pub(crate) fn append(&mut self, other: &MatrixBuilder, map: impl Fn(u32) -> u32) {
+        let to_here: Vec<u32> = other
+            .table
+            .iter()
+            .map(|coeff| {
+                let next = self.table.len() as u32;
+                *self.lookup.entry(fr_to_mont(coeff)).or_insert_with(|| {
+                    self.table.push(*coeff);
+                    next
+                })
+            })
+            .collect();
+        let base = self.cols.len();
+        self.cols.extend(other.cols.iter().map(|&c| map(c)));
+        match &other.coeff_idx {
+            CoeffIndices::U8(v) => v
+                .iter()
+                .for_each(|&t| self.coeff_idx.push(to_here[t as usize])),
+            CoeffIndices::U16(v) => v
+                .iter()
+                .for_each(|&t| self.coeff_idx.push(to_here[t as usize])),
+            CoeffIndices::U32(v) => v
+                .iter()
+                .for_each(|&t| self.coeff_idx.push(to_here[t as usize])),
+        }
+        self.overflow |= other.overflow;
+        for &end in &other.row_ptr[1..] {
+            match u32::try_from(base + end as usize) {
+                Ok(n) => self.row_ptr.push(n),
+                Err(_) => {
+                    self.overflow = true;
+                    self.row_ptr.push(u32::MAX);
+                }
+            }
+        }
+    }
+
     pub(crate) fn finish(self) -> SparseMatrix {
         SparseMatrix {
             row_ptr: self.row_ptr,

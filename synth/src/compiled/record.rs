@@ -28,6 +28,11 @@ struct Recorder {
     /// The first term naming a variable not allocated (yet): its row and
     /// variable.
     unallocated: Option<(usize, Index)>,
+    /// The first event was an input (a part's stand-in ONE).
+    leads_with_input: bool,
+    /// A part appended by `extend` had no stand-in ONE, or the system
+    /// extended had no ONE of its own.
+    bad_part: bool,
 }
 
 impl Recorder {
@@ -43,6 +48,8 @@ impl Recorder {
             b_aux_density: Bitmap::new(),
             too_many_variables: false,
             unallocated: None,
+            leads_with_input: false,
+            bad_part: false,
         }
     }
 }
@@ -124,6 +131,7 @@ impl ConstraintSystem<Fr> for Recorder {
         A: FnOnce() -> AR,
         AR: Into<String>,
     {
+        self.leads_with_input |= self.trace.len() == 0;
         self.trace.event(Trace::INPUT);
         self.b_input_density.push(false);
         self.shape.num_inputs += 1;
@@ -170,12 +178,72 @@ impl ConstraintSystem<Fr> for Recorder {
 
     crate::flat_namespaces!();
 
-    // Not extensible, like the key generator's `KeypairAssembly`: the
-    // parameters of any circuit come from its sequential synthesis, so a
-    // circuit that synthesizes differently under an extensible system must
-    // still produce this layout for its proofs to verify. The witness-only
-    // system may take the extensible branch: appending the parts in order
-    // gives this layout's values and trace (witness.rs).
+    // Extensible, like bellperson's prover: a circuit of independent parts
+    // (storage-proofs-post's sectors) records them on all cores, each in a
+    // fresh system whose first input is a stand-in ONE, and appends them in
+    // order. The parameters come from the sequential synthesis (the key
+    // generator is not extensible), and bellperson's proofs verify against
+    // them only because both branches lay out the same system; `extend`
+    // renumbers a part into that layout, so the record is the sequential
+    // one, table order and trace included (tests/compiled.rs and
+    // cuzk-filecoin's PoSt tests compare the two). A 32 GiB WindowPoSt
+    // partition (2349 sectors) records in 308 s on one core.
+    fn is_extensible() -> bool {
+        true
+    }
+
+    fn extend(&mut self, other: &Self) {
+        let rest = match other.trace.without_first(Trace::INPUT) {
+            Some(t) if other.leads_with_input && self.shape.num_inputs > 0 => t,
+            _ => {
+                self.bad_part = true;
+                return;
+            }
+        };
+        let (inputs, aux) = (self.shape.num_inputs, self.shape.num_aux);
+        // The part's input i ≥ 1 becomes input `inputs + i − 1`, its
+        // stand-in (input 0) ONE, its aux j aux `aux + j`. Counted, not
+        // per column: a part whose indices would pass 31 bits fails.
+        self.too_many_variables |= other.too_many_variables
+            || inputs + other.shape.num_inputs > INPUT_TAG as usize
+            || aux + other.shape.num_aux > INPUT_TAG as usize;
+        let map = |c: u32| {
+            if c & INPUT_TAG == 0 {
+                (aux + c as usize) as u32 & !INPUT_TAG
+            } else {
+                match (c & !INPUT_TAG) as usize {
+                    0 => INPUT_TAG,
+                    i => INPUT_TAG | ((inputs + i - 1) as u32 & !INPUT_TAG),
+                }
+            }
+        };
+        if self.unallocated.is_none() {
+            self.unallocated = other.unallocated.map(|(row, var)| {
+                let var = match var {
+                    Index::Input(0) => Index::Input(0),
+                    Index::Input(i) => Index::Input(inputs + i - 1),
+                    Index::Aux(j) => Index::Aux(aux + j),
+                };
+                (self.shape.num_constraints + row, var)
+            });
+        }
+        self.a.append(&other.a, map);
+        self.b.append(&other.b, map);
+        self.c.append(&other.c, map);
+        self.a_aux_density.extend_from(&other.a_aux_density);
+        self.b_aux_density.extend_from(&other.b_aux_density);
+        if other.b_input_density.get(0) {
+            self.b_input_density.set(0);
+        }
+        for i in 1..other.shape.num_inputs {
+            self.b_input_density.push(other.b_input_density.get(i));
+        }
+        self.trace.append(&rest);
+        self.bad_part |= other.bad_part;
+        self.shape.num_inputs += other.shape.num_inputs - 1;
+        self.shape.num_aux += other.shape.num_aux;
+        self.shape.num_constraints += other.shape.num_constraints;
+    }
 }
 
 /// Records `circuit`'s R1CS: input ONE first, the circuit, then one
@@ -186,6 +254,11 @@ pub(super) fn record<C: Circuit<Fr>>(circuit: C) -> Result<CompiledR1cs, Compile
     circuit.synthesize(&mut cs)?;
     for i in 0..cs.shape.num_inputs {
         cs.enforce(|| "", |lc| lc + Variable(Index::Input(i)), |lc| lc, |lc| lc);
+    }
+    if cs.bad_part {
+        return Err(CompiledError::Unallocated(
+            "a part appended by `extend` does not begin with its stand-in ONE".into(),
+        ));
     }
     if cs.too_many_variables {
         return Err(CompiledError::TooLarge {
