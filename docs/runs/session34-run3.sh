@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# After session34-post.sh on the same warm machine, within ${UNTIL:-300}
+# After session34-post.sh or session35-post.sh on the same warm machine, within ${UNTIL:-300}
 # s: one 32 GiB WindowPoSt partition's witness, native and witness-only on
 # all cores (`cuzk-post-synth --no-serial-generic`: RESULT … same=true),
 # against the record session34-post.sh kept in /tmp/s32/r1cs (so nothing
-# is recorded). Carry gpu-bundle-s34 with bin/cuzk-post-synth.
+# is recorded). Carry the bundle with bin/cuzk-post-synth.
 . "$(dirname "$0")/lib.sh"
 export CUZK_R1CS_CACHE=/tmp/s32/r1cs
 ls -la "$CUZK_R1CS_CACHE" >> "$O/log.txt" 2>&1
