@@ -7,6 +7,7 @@ use cuzk_field::Fr;
 /// takes its sequential branch under any system: the layout the key
 /// generator gives the parameters. Tests compare it with the extensible
 /// branch the recorder and the witness-only system take.
+#[derive(Clone, Debug)]
 pub struct Sequential<C>(pub C);
 
 impl<C: Circuit<Fr>> Circuit<Fr> for Sequential<C> {
