@@ -276,8 +276,8 @@ fn gather_any(
 /// split's tails, every gather of a proof), or `None` when they do not
 /// ascend: each chunk's share is a contiguous run, found by binary search
 /// and copied on all cores. One element at a time, the 127 M tails of a 32
-/// GiB WindowPoSt partition's L MSM took 2.3 s before its pass could start
-/// (H100 host, 2026-12-07).
+/// GiB WindowPoSt partition's L MSM took 2.3 s on a 16-core host, the
+/// device idle until its pass could start.
 fn gather_ascending(
     start: usize,
     indices: &[u32],
