@@ -109,8 +109,8 @@ impl EngineHost {
     /// Makes the circuit record of the kind whose parameter file is `file`
     /// ready (loaded, or recorded once per proof type and saved), so the
     /// first job of a preloaded kind does not wait for a recording: a
-    /// 32 GiB PoRep records in ~108 s on the H200 host, a WindowPoSt on
-    /// one core as long as its sequential synthesis.
+    /// 32 GiB PoRep records in 86–108 s on a 16-core host, a WindowPoSt
+    /// (its sectors on all cores) in 51 s.
     pub(super) fn warm_record(&self, id: &str, file: &str) -> Result<(), DaemonError> {
         let Some(kind) = kind_of(id, file) else {
             return Ok(());

@@ -187,7 +187,7 @@ impl ConstraintSystem<Fr> for Recorder {
     // renumbers a part into that layout, so the record is the sequential
     // one, table order and trace included (tests/compiled.rs and
     // cuzk-filecoin's PoSt tests compare the two). A 32 GiB WindowPoSt
-    // partition (2349 sectors) records in 308 s on one core.
+    // partition (2349 sectors) records in 51 s on 16 cores, 308 s on one.
     fn is_extensible() -> bool {
         true
     }

@@ -118,9 +118,10 @@ impl ConstraintSystem<Fr> for WitnessCs {
     // Extensible, like bellperson's prover: a circuit of independent parts
     // (storage-proofs-post's sectors) synthesizes them on all cores, each
     // into a fresh system whose first input is a stand-in ONE, and appends
-    // them in order. The result is the sequential synthesis' (the recorder
-    // takes that branch): the same values in the same order, and the same
-    // trace, since `Trace` composes and the stand-in's event is dropped.
+    // them in order. The result is the sequential synthesis', whose layout
+    // the record has (the recorder renumbers its parts into it): the same
+    // values in the same order, and the same trace, since `Trace` composes
+    // and the stand-in's event is dropped.
     fn is_extensible() -> bool {
         true
     }
