@@ -521,14 +521,19 @@ impl MatrixBuilder {
     /// Appends a non-zero to the current row. `coeff` must not be zero.
     #[inline]
     pub(crate) fn push(&mut self, col: u32, coeff: &Fr) {
-        let key = fr_to_mont(coeff);
-        let next = self.table.len() as u32;
-        let t = *self.lookup.entry(key).or_insert_with(|| {
-            self.table.push(*coeff);
-            next
-        });
+        let t = self.intern(coeff);
         self.cols.push(col);
         self.coeff_idx.push(t);
+    }
+
+    /// `coeff`'s index in the table, added at the end if new.
+    #[inline]
+    fn intern(&mut self, coeff: &Fr) -> u32 {
+        let next = self.table.len() as u32;
+        *self.lookup.entry(fr_to_mont(coeff)).or_insert_with(|| {
+            self.table.push(*coeff);
+            next
+        })
     }
 
     /// Closes the current row.
@@ -548,17 +553,7 @@ impl MatrixBuilder {
     /// entries not here yet, in `other`'s order: the table a single
     /// builder would have made from both parts' rows in turn.
     pub(crate) fn append(&mut self, other: &MatrixBuilder, map: impl Fn(u32) -> u32) {
-        let to_here: Vec<u32> = other
-            .table
-            .iter()
-            .map(|coeff| {
-                let next = self.table.len() as u32;
-                *self.lookup.entry(fr_to_mont(coeff)).or_insert_with(|| {
-                    self.table.push(*coeff);
-                    next
-                })
-            })
-            .collect();
+        let to_here: Vec<u32> = other.table.iter().map(|c| self.intern(c)).collect();
         let base = self.cols.len();
         self.cols.extend(other.cols.iter().map(|&c| map(c)));
         match &other.coeff_idx {
