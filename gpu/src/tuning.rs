@@ -10,6 +10,7 @@
 //! | `CUZK_MSM_OCC` | [`Tuning::msm_occupancy`] | `2` (default), `1`, `b128` ([`MsmOccupancy`]) |
 //! | `CUZK_H_COPIES` | [`Tuning::h_copies_cap`] | an integer ≥ 0; unset: no cap |
 //! | `CUZK_MSM_ROUNDS` | [`Tuning::msm_max_rounds`] | 0 to 6; unset: as the buckets call for |
+//! | `CUZK_WARMUP` | [`Tuning::no_warmup`] | `0` skips the placement's warm-up, `1` (default) runs it |
 //!
 //! An invalid value is ignored with a warning on stderr (the default
 //! applies): a measurement knob never stops a prover, and the warning and
@@ -77,6 +78,11 @@ pub struct Tuning {
     /// scratch the placement's estimate (made with the default) may not
     /// cover: a knob for A/B runs on a card with room to spare.
     pub msm_max_rounds: Option<u32>,
+    /// `CUZK_WARMUP=0`: a placement does not run the device work of a
+    /// partition once on made-up inputs, so the first proof pays the
+    /// kernels' loading and the pool's first mapping (the A/B of the
+    /// warm-up).
+    pub no_warmup: bool,
 }
 
 /// The environment variable of [`Tuning::msm_profile`].
@@ -87,6 +93,8 @@ pub const MSM_OCC_VAR: &str = "CUZK_MSM_OCC";
 pub const H_COPIES_VAR: &str = "CUZK_H_COPIES";
 /// The environment variable of [`Tuning::msm_max_rounds`].
 pub const MSM_ROUNDS_VAR: &str = "CUZK_MSM_ROUNDS";
+/// The environment variable of [`Tuning::no_warmup`].
+pub const WARMUP_VAR: &str = "CUZK_WARMUP";
 /// The most affine rounds an MSM runs (the C side's `kMaxRounds`).
 pub const MAX_ROUNDS: u32 = 6;
 
@@ -160,12 +168,15 @@ impl Tuning {
             v.parse::<u32>().is_ok_and(|r| r <= MAX_ROUNDS)
         })
         .and_then(|v| v.parse().ok());
+        let no_warmup =
+            read(WARMUP_VAR, "1 or 0", &|v| v == "1" || v == "0").is_some_and(|v| v == "0");
         (
             Tuning {
                 msm_profile,
                 msm_occupancy,
                 h_copies_cap,
                 msm_max_rounds,
+                no_warmup,
             },
             warnings,
         )
@@ -190,7 +201,12 @@ impl fmt::Display for Tuning {
         match self.msm_max_rounds {
             Some(r) => write!(f, "at most {r}"),
             None => f.write_str("auto"),
-        }
+        }?;
+        write!(
+            f,
+            ", {WARMUP_VAR} {}",
+            if self.no_warmup { "off" } else { "on" }
+        )
     }
 }
 
@@ -214,6 +230,7 @@ mod tests {
         assert_eq!(d.msm_occupancy, MsmOccupancy::TwoBlocks);
         assert_eq!(d.h_copies_cap, None);
         assert_eq!(d.msm_max_rounds, None);
+        assert!(!d.no_warmup);
     }
 
     #[test]
@@ -223,6 +240,7 @@ mod tests {
             (MSM_OCC_VAR, "b128"),
             (H_COPIES_VAR, " 4 "),
             (MSM_ROUNDS_VAR, "4"),
+            (WARMUP_VAR, "0"),
         ]);
         assert!(w.is_empty(), "{w:?}");
         assert_eq!(
@@ -232,6 +250,7 @@ mod tests {
                 msm_occupancy: MsmOccupancy::Block128,
                 h_copies_cap: Some(4),
                 msm_max_rounds: Some(4),
+                no_warmup: true,
             }
         );
         for m in MsmOccupancy::ALL {
@@ -243,8 +262,10 @@ mod tests {
             (MSM_PROFILE_VAR, "0"),
             (H_COPIES_VAR, "0"),
             (MSM_ROUNDS_VAR, "0"),
+            (WARMUP_VAR, "1"),
         ]);
         assert!(w.is_empty());
+        assert!(!t.no_warmup);
         assert!(!t.msm_profile);
         assert_eq!(t.h_copies_cap, Some(0));
         assert_eq!(t.msm_max_rounds, Some(0));
@@ -257,12 +278,19 @@ mod tests {
             (MSM_OCC_VAR, "3"),
             (H_COPIES_VAR, "-1"),
             (MSM_ROUNDS_VAR, "7"),
+            (WARMUP_VAR, "no"),
         ]);
         assert_eq!(t, Tuning::default());
         let vars: Vec<_> = w.iter().map(|w| w.var).collect();
         assert_eq!(
             vars,
-            [MSM_PROFILE_VAR, MSM_OCC_VAR, H_COPIES_VAR, MSM_ROUNDS_VAR]
+            [
+                MSM_PROFILE_VAR,
+                MSM_OCC_VAR,
+                H_COPIES_VAR,
+                MSM_ROUNDS_VAR,
+                WARMUP_VAR
+            ]
         );
         let text = w[1].to_string();
         assert!(
@@ -293,15 +321,16 @@ mod tests {
         let s = Tuning::default().to_string();
         assert_eq!(
             s,
-            "CUZK_MSM_PROFILE off, CUZK_MSM_OCC 2 (two 256-thread blocks per SM), CUZK_H_COPIES no cap, CUZK_MSM_ROUNDS auto"
+            "CUZK_MSM_PROFILE off, CUZK_MSM_OCC 2 (two 256-thread blocks per SM), CUZK_H_COPIES no cap, CUZK_MSM_ROUNDS auto, CUZK_WARMUP on"
         );
         let t = Tuning {
             h_copies_cap: Some(3),
             msm_max_rounds: Some(4),
+            no_warmup: true,
             ..Tuning::default()
         };
         assert!(t
             .to_string()
-            .ends_with("CUZK_H_COPIES 3, CUZK_MSM_ROUNDS at most 4"));
+            .ends_with("CUZK_H_COPIES 3, CUZK_MSM_ROUNDS at most 4, CUZK_WARMUP off"));
     }
 }

@@ -156,6 +156,9 @@ fn gpu_place_resident_hollow_key_and_depth() {
     let got = gpu.place(&params, &hollow, true).unwrap();
     assert_eq!(got, cuzk_groth16::Placement::Resident);
     assert_eq!(gpu.pipeline_depth(&hollow), 2);
+    // The placement ran a partition's device work once (the warm-up).
+    let note = gpu.describe(&hollow);
+    assert!(note.contains("; warmed up in "), "{note}");
     // The set with its queries is not the resident one: it would stream,
     // one partition classifying while another has the device.
     assert!(!gpu.is_resident(&params), "keyed by the hollow set");
@@ -173,6 +176,11 @@ fn gpu_place_resident_hollow_key_and_depth() {
     assert_eq!(
         gpu.place(&other, &other_hollow, false).unwrap(),
         cuzk_groth16::Placement::Host
+    );
+    let note = gpu.describe(&other);
+    assert!(
+        note.contains("another set is resident") && note.contains("; warmed up in "),
+        "{note}"
     );
     assert!(gpu.is_resident(&hollow));
     // Evicted: the hollow key can no longer be proved on this device.
@@ -323,6 +331,8 @@ fn gpu_memory_limit_streams_with_the_same_results() {
         "Auto streams what the limit cannot hold"
     );
     assert!(small.stream_plan().is_some(), "streamed: a plan");
+    let note = small.describe(&params);
+    assert!(note.contains("; warmed up in "), "{note}");
     for seed in [1u64, 2] {
         let circ = BenchCircuit::new(log, 500 + seed).unwrap();
         let pa = cuzk_synth::synthesize(circ).unwrap();

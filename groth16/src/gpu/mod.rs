@@ -78,6 +78,7 @@ mod budget;
 mod h_path;
 mod msms;
 mod placement;
+mod warm;
 pub use budget::{
     bases_bytes, h_precomputed, lean_h_bytes, min_device_bytes, msm_bytes, partition_bytes,
     preview, split_host_bytes, stream_bytes, stream_chunk, stream_chunks, streamed_bytes,
@@ -400,6 +401,7 @@ impl Backend for GpuBackend {
             let _g = self.device_lock.lock();
             self.pin(set);
             self.plan_stream(set, free)?;
+            let warm = self.warm_up(set, None)?;
             let resident = self.resident_key();
             self.notes.lock().retain(|(k, _)| {
                 resident
@@ -409,9 +411,10 @@ impl Backend for GpuBackend {
             self.note(
                 set,
                 format!(
-                    "another set is resident and in use; {} free of the {} limit",
+                    "another set is resident and in use; {} free of the {} limit{}",
                     gib(free),
-                    gib(self.budget.limit)
+                    gib(self.budget.limit),
+                    placement::warmed(warm)
                 ),
             );
             return Ok(Placement::Host);

@@ -78,7 +78,7 @@ pub(super) fn split_parts<C: GpuPoint>(
 
 /// The ops of split MSMs against one base set: for each `(start, split)`,
 /// its bitmap sum and its gathered tail.
-fn split_ops<'a>(parts: &[(usize, &'a Classified)], ops: &mut Vec<StreamOp<'a>>) {
+pub(super) fn split_ops<'a>(parts: &[(usize, &'a Classified)], ops: &mut Vec<StreamOp<'a>>) {
     for &(start, c) in parts {
         if c.ones.count_ones() > 0 {
             ops.push(StreamOp::Bitmap {

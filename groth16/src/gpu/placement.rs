@@ -14,6 +14,15 @@ use crate::backend::Backend;
 use crate::error::{Groth16Error, Result};
 use crate::params::Parameters;
 
+/// The placement note's account of the warm-up ([`GpuBackend::warm_up`]).
+pub(super) fn warmed(t: std::time::Duration) -> String {
+    if t.is_zero() {
+        String::new()
+    } else {
+        format!("; warmed up in {:.2} s", t.as_secs_f64())
+    }
+}
+
 impl GpuBackend {
     /// Uploads `params`' bases once so every later partition proved against
     /// this same `Arc` uses them from device memory. With
@@ -79,10 +88,10 @@ impl GpuBackend {
             let _g = self.device_lock.lock();
             let cap = cuzk_gpu::tuning::Tuning::get().h_copies_cap;
             let h_pre = h_precomputed(params, self.available(), cap);
-            let bases = self.upload(params, h_pre)?;
+            let bases = Arc::new(self.upload(params, h_pre)?);
             *slot = Some(ResidentSet {
                 params: Arc::clone(key),
-                bases: Arc::new(bases),
+                bases: Arc::clone(&bases),
             });
             // Two partitions in flight (one's H step beside the other's
             // MSMs) only when both working sets fit beside the bases.
@@ -95,6 +104,15 @@ impl GpuBackend {
             self.depth
                 .store(depth, std::sync::atomic::Ordering::Relaxed);
             self.keep_h_buffers(depth, params);
+            let warm = match self.warm_up(params, Some(&bases)) {
+                Ok(t) => t,
+                Err(e) => {
+                    // Nothing of a failed placement stays on the device.
+                    *slot = None;
+                    self.ntt.buffers().clear();
+                    return Err(e);
+                }
+            };
             let copies = match h_pre {
                 Some(p) if p.copies > 1 => {
                     format!(", H bases with {} shifted copies", p.copies - 1)
@@ -104,12 +122,13 @@ impl GpuBackend {
             self.note(
                 key,
                 format!(
-                    "resident: bases {} and {depth} partition working set{} {} in {} free of the {} limit{copies}",
+                    "resident: bases {} and {depth} partition working set{} {} in {} free of the {} limit{copies}{}",
                     gib(bases_bytes(params)),
                     if depth == 1 { "" } else { "s" },
                     gib(working_bytes(params, depth)),
                     gib(free),
-                    gib(self.budget.limit)
+                    gib(self.budget.limit),
+                    warmed(warm)
                 ),
             );
         } else {
@@ -120,6 +139,10 @@ impl GpuBackend {
             }
             self.pin(key);
             self.plan_stream(params, free)?;
+            let warm = {
+                let _g = self.device_lock.lock();
+                self.warm_up(params, None)?
+            };
             let why = match asked {
                 Residency::Transient => "residency transient (configured)".to_string(),
                 _ => format!(
@@ -131,7 +154,7 @@ impl GpuBackend {
                     gib(self.budget.limit)
                 ),
             };
-            self.note(key, why);
+            self.note(key, format!("{why}{}", warmed(warm)));
         }
         Ok(mode)
     }
