@@ -80,8 +80,7 @@ pub struct Tuning {
     pub msm_max_rounds: Option<u32>,
     /// `CUZK_WARMUP=0`: a placement does not run the device work of a
     /// partition once on made-up inputs, so the first proof pays the
-    /// kernels' loading and the pool's first mapping (the A/B of the
-    /// warm-up).
+    /// kernels' lazy loading (the A/B of the warm-up).
     pub no_warmup: bool,
 }
 

@@ -187,6 +187,16 @@ fn gpu_place_resident_hollow_key_and_depth() {
     gpu.evict(&hollow);
     assert!(!gpu.is_resident(&hollow));
     assert!(prove_assignment(&hollow, None, pa, r, s, &gpu).is_err());
+    // Placed again: the kernels are loaded, so no second warm-up.
+    assert_eq!(
+        gpu.place(&params, &hollow, true).unwrap(),
+        cuzk_groth16::Placement::Resident
+    );
+    let note = gpu.describe(&hollow);
+    assert!(
+        note.starts_with("resident") && !note.contains("warmed up"),
+        "{note}"
+    );
     gpu.unload();
 }
 

@@ -150,6 +150,10 @@ pub struct GpuBackend {
     /// [`Backend::pipeline_depth`] for the resident set: 2 when it leaves
     /// room for two partitions' working sets, else 1.
     depth: std::sync::atomic::AtomicUsize,
+    /// Whether a resident (0) and a streamed (1) placement has warmed up
+    /// on this device: the kernels it loads stay loaded for the process,
+    /// so a later placement (a set switch, maybe on a deadline) skips it.
+    warmed: [std::sync::atomic::AtomicBool; 2],
     /// How [`Backend::place`] places a set ([`GpuBackend::with_residency`]).
     residency: Residency,
     /// The matrices of the recorded circuit deferred assignments were last
@@ -209,6 +213,7 @@ impl GpuBackend {
             pinned: Mutex::new(Vec::new()),
             device_lock: Mutex::new(()),
             depth: std::sync::atomic::AtomicUsize::new(1),
+            warmed: Default::default(),
             residency: Residency::Auto,
             r1cs: Mutex::new(None),
             budget,

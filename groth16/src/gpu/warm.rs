@@ -2,15 +2,15 @@
 //! inputs, so that the first proof of a process costs what later ones do.
 //!
 //! Without it the first proof pays for the kernels' lazy loading (CUDA's
-//! default since 12.2: each kernel is loaded at its first launch) and for
-//! the stream-ordered pool mapping the MSM's scratch for the first time.
-//! On the H200 at 2^27 that was ≈ 1 s (the first H MSM 2621 ms against
-//! 1574 warm: its sort 388 against 126 ms, 243 ms inside cudaMallocAsync
-//! mapping 22 GB). The warm-up loads the kernels; the pool's mapping it
-//! hands back (`warm_resident` says why). A deadline proof (WinningPoSt,
-//! WindowPoSt) is often the first one a daemon proves against its set;
-//! placement is not on a deadline. `CUZK_WARMUP=0` skips it
-//! ([`cuzk_gpu::tuning::Tuning`]).
+//! default since 12.2: each kernel is loaded at its first launch): on an
+//! H100 at 2^27 the first H MSM took 1.708 s against 1.655 s later, and
+//! 1.663 s after a 1.04 s warm-up (docs/PERFORMANCE.md).
+//! A deadline proof (WinningPoSt, WindowPoSt) is often the first one a
+//! daemon proves against its set; the first placement is not on a
+//! deadline. Loaded kernels stay loaded, so each kind of placement warms
+//! up once per device; a later set switch, which may be on a deadline,
+//! skips it. The MSM's scratch is handed back after it (`warm_resident`
+//! says why). `CUZK_WARMUP=0` skips it ([`cuzk_gpu::tuning::Tuning`]).
 //!
 //! The inputs are byte patterns: every element is `0x0101…01`, `0x0202…02`
 //! or `0x0303…03`, each below the scalar field's modulus, so the H step's
@@ -68,7 +68,8 @@ fn small_parts<C: GpuPoint>(bases: &GpuBases<C>) -> Result<()> {
 
 impl GpuBackend {
     /// Runs the warm-up for the placement just made, unless
-    /// `CUZK_WARMUP=0`; returns how long it took. Resident bases get the
+    /// `CUZK_WARMUP=0` or this kind of placement has warmed up on this
+    /// device before; returns how long it took (zero when skipped). Resident bases get the
     /// H step and H MSM at the set's own shape (the sizes pick the
     /// kernels and the scratch) and small bitmap sums and tails on every
     /// base set; a streamed placement gets small ones of each pass.
@@ -78,7 +79,10 @@ impl GpuBackend {
         params: &Parameters,
         resident: Option<&Bases>,
     ) -> Result<Duration> {
-        if cuzk_gpu::tuning::Tuning::get().no_warmup {
+        let done = &self.warmed[usize::from(resident.is_none())];
+        if cuzk_gpu::tuning::Tuning::get().no_warmup
+            || done.load(std::sync::atomic::Ordering::Relaxed)
+        {
             return Ok(Duration::ZERO);
         }
         let t = Instant::now();
@@ -86,6 +90,7 @@ impl GpuBackend {
             Some(b) => self.warm_resident(params, b)?,
             None => self.warm_streamed(params)?,
         }
+        done.store(true, std::sync::atomic::Ordering::Relaxed);
         Ok(t.elapsed())
     }
 
