@@ -102,6 +102,10 @@ cuzk_error cuzk_msm_dev_buckets_reduce(int32_t curve, uint32_t c, void *acc, voi
                                        cuzk_stream stream);
 cuzk_error cuzk_msm_dev_bitmap_sum(int32_t curve, const void *bases, const uint64_t *words, uint32_t nbits, void *out,
                                    cuzk_msm_tuning tuning, cuzk_stream stream);
+/* idx[i] -= sub (mod 2^32) for i < n, asynchronous on `stream`: gather
+ * indices uploaded relative to another origin made local to the bases
+ * that cuzk_msm_dev_accumulate will read. */
+cuzk_error cuzk_msm_dev_index_sub(uint32_t *idx, uint32_t n, uint32_t sub, cuzk_stream stream);
 /* Hands the MSM scratch that the current device's stream-ordered pool keeps
  * between MSMs back to the device (its release threshold to 0, then a trim):
  * for a caller that needs that memory for buffers of its own until the next

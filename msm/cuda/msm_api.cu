@@ -65,6 +65,14 @@ cuzk_error cuzk_msm_dev_buckets_reduce(int32_t curve, uint32_t c, void *acc, voi
     return curve == CUZK_MSM_G1 ? g1_buckets(c, acc, out, tuning, stream) : g2_buckets(c, acc, out, tuning, stream);
 }
 
+cuzk_error cuzk_msm_dev_index_sub(uint32_t *idx, uint32_t n, uint32_t sub, cuzk_stream stream) {
+    if (n && !idx) return invalid("null pointer");
+    return run_device([&] {
+        device_exec ex{static_cast<cudaStream_t>(stream)};
+        ex.for_each(n, index_sub_op{idx, sub});
+    });
+}
+
 cuzk_error cuzk_msm_dev_release_scratch(void) {
     return run_device([] { release_scratch(); });
 }

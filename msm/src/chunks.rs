@@ -72,12 +72,17 @@ pub enum ChunkPart {
         /// The bits of the op's bitmap that fall in this chunk.
         ones: Bitmap,
     },
-    /// Σ `scalars[k]` · local base `indices[k]`.
+    /// Σ `scalars[e]` · local base `indices[e]` − `shift` (mod 2^32) over
+    /// the entries `e` of a run of the op's gather ([`Plan::gather`] gives
+    /// the run's indices and scalars): the part borrows them, so a plan
+    /// copies nothing. (Copied per chunk, the 127 M tails of a 32 GiB
+    /// WindowPoSt partition's L MSM cost 0.9–1.1 s a pass on a 16-core
+    /// host, the device idle.)
     Gather {
-        /// Local base indices.
-        indices: Vec<u32>,
-        /// Their scalars.
-        scalars: Vec<Fr>,
+        /// The run: positions in the op's (ascending) indices and scalars.
+        entries: Range<usize>,
+        /// `chunk start − op start`, mod 2^32: an index minus it is local.
+        shift: u32,
     },
 }
 
@@ -90,6 +95,9 @@ pub struct Plan {
     pub n: usize,
     /// `(chunk index, op index, part)`, chunks ascending.
     pub parts: Vec<(usize, usize, ChunkPart)>,
+    /// `(op index, indices, scalars)`: the gathers whose indices were not
+    /// ascending, sorted by index (stably) for the plan to cut into runs.
+    pub sorted: Vec<(usize, Vec<u32>, Vec<Fr>)>,
 }
 
 impl Plan {
@@ -106,9 +114,53 @@ impl Plan {
         v
     }
 
+    /// The indices (relative to the op's start, not yet local: subtract
+    /// the shift) and scalars of gather part `p` of this plan of `ops`.
+    pub fn gather<'s>(&'s self, ops: &'s [StreamOp<'s>], p: usize) -> Option<GatherRun<'s>> {
+        let (_, o, ChunkPart::Gather { entries, shift }) = self.parts.get(p)? else {
+            return None;
+        };
+        let (indices, scalars) = match self.sorted.iter().find(|s| s.0 == *o) {
+            Some((_, i, s)) => (&i[..], &s[..]),
+            None => match ops.get(*o)? {
+                StreamOp::Gather {
+                    indices, scalars, ..
+                } => (*indices, *scalars),
+                _ => return None,
+            },
+        };
+        Some(GatherRun {
+            indices: indices.get(entries.clone())?,
+            scalars: scalars.get(entries.clone())?,
+            shift: *shift,
+        })
+    }
+
     /// Bases uploaded by one pass: the sizes of the chunks with work.
     pub fn bases_streamed(&self) -> usize {
         self.chunks().iter().map(|&k| self.range(k).len()).sum()
+    }
+}
+
+/// A gather part's inputs, borrowed from its op ([`Plan::gather`]).
+#[derive(Clone, Copy, Debug)]
+pub struct GatherRun<'a> {
+    /// Base indices relative to the op's start.
+    pub indices: &'a [u32],
+    /// One scalar per index.
+    pub scalars: &'a [Fr],
+    /// Subtracted (mod 2^32) from an index, it gives the chunk-local base.
+    pub shift: u32,
+}
+
+impl GatherRun<'_> {
+    /// The run's chunk-local indices, copied (for the host twin and tests;
+    /// the device subtracts the shift after the upload).
+    pub fn local(&self) -> Vec<u32> {
+        self.indices
+            .iter()
+            .map(|i| i.wrapping_sub(self.shift))
+            .collect()
     }
 }
 
@@ -145,9 +197,9 @@ impl Plan {
                     cur.fr += scalars.len()
                 }
                 (ChunkPart::Bitmap { ones, .. }, _) => cur.words += ones.as_words().len(),
-                (ChunkPart::Gather { indices, .. }, _) => {
-                    cur.fr += indices.len();
-                    cur.idx += indices.len();
+                (ChunkPart::Gather { entries, .. }, _) => {
+                    cur.fr += entries.len();
+                    cur.idx += entries.len();
                 }
                 _ => {}
             }
@@ -166,6 +218,7 @@ pub fn plan(ops: &[StreamOp<'_>], n: usize, chunk: usize) -> Result<Plan, MsmErr
         return Err(MsmError::TooFewBases { have: 0, need: 1 });
     }
     let mut parts: Vec<(usize, usize, ChunkPart)> = Vec::new();
+    let mut sorted = Vec::new();
     for (o, op) in ops.iter().enumerate() {
         match *op {
             StreamOp::Dense { start, .. } | StreamOp::DenseDevice { start, .. } => {
@@ -217,14 +270,22 @@ pub fn plan(ops: &[StreamOp<'_>], n: usize, chunk: usize) -> Result<Plan, MsmErr
                         scalars: scalars.len(),
                     });
                 }
-                let shares = gather_parts(start, indices, scalars, n, chunk)?;
+                let (shares, copy) = gather_parts(start, indices, scalars, n, chunk)?;
                 parts.extend(shares.into_iter().map(|(k, part)| (k, o, part)));
+                if let Some((i, s)) = copy {
+                    sorted.push((o, i, s));
+                }
             }
         }
     }
     // Stable: within a chunk the parts keep the ops' order.
     parts.sort_by_key(|p| p.0);
-    Ok(Plan { chunk, n, parts })
+    Ok(Plan {
+        chunk,
+        n,
+        parts,
+        sorted,
+    })
 }
 
 /// Base `start + i` of a set of `n`, or the error naming `i`.
@@ -238,21 +299,20 @@ fn global_index(start: usize, i: u32, n: usize) -> Result<usize, MsmError> {
         })
 }
 
-/// A gather's share of each chunk it touches, in local indices. Ascending
-/// indices (the zero/one/tail split's tails: every gather of a proof) are
-/// cut into one contiguous run per chunk by binary search and copied on
-/// all cores; one element at a time, the 127 M tails of a 32 GiB WindowPoSt
-/// partition's L MSM took 2.3 s on a 16-core host, the device idle until
-/// its pass could start. Other orders are sorted by index first (stably:
-/// repeats keep their order). An index out of range fails with the first
+/// A gather's share of each chunk it touches: one run of entries per
+/// chunk, found by binary search in ascending indices (the zero/one/tail
+/// split's tails: every gather of a proof). Other orders are sorted by
+/// index first (stably: repeats keep their order), and the sorted copy is
+/// returned beside the shares. An index out of range fails with the first
 /// one in the op's order.
+#[allow(clippy::type_complexity)]
 fn gather_parts(
     start: usize,
     indices: &[u32],
     scalars: &[Fr],
     n: usize,
     chunk: usize,
-) -> Result<Vec<(usize, ChunkPart)>, MsmError> {
+) -> Result<(Vec<(usize, ChunkPart)>, Option<(Vec<u32>, Vec<Fr>)>), MsmError> {
     use rayon::prelude::*;
     let bad = indices
         .par_iter()
@@ -261,9 +321,8 @@ fn gather_parts(
     if let Some(Err(e)) = bad {
         return Err(e);
     }
-    let sorted: (Vec<u32>, Vec<Fr>);
-    let (indices, scalars) = if indices.par_windows(2).all(|w| w[0] <= w[1]) {
-        (indices, scalars)
+    let copy = if indices.par_windows(2).all(|w| w[0] <= w[1]) {
+        None
     } else {
         let mut pairs: Vec<(u32, Fr)> = indices
             .iter()
@@ -271,11 +330,11 @@ fn gather_parts(
             .zip(scalars.iter().copied())
             .collect();
         pairs.par_sort_by_key(|p| p.0);
-        sorted = pairs.into_iter().unzip();
-        (&sorted.0[..], &sorted.1[..])
+        Some(pairs.into_iter().unzip::<u32, Fr, Vec<u32>, Vec<Fr>>())
     };
+    let indices = copy.as_ref().map_or(indices, |c| &c.0[..]);
     let (Some(&first), Some(&last)) = (indices.first(), indices.last()) else {
-        return Ok(Vec::new());
+        return Ok((Vec::new(), copy));
     };
     // The run of chunk k: op positions whose base is in [k·chunk, (k+1)·chunk).
     let cut = |k: usize| {
@@ -283,24 +342,16 @@ fn gather_parts(
         indices.partition_point(|&i| (i as usize) < rel)
     };
     let (lo, hi) = (start + first as usize, start + last as usize);
-    Ok((lo / chunk..hi / chunk + 1)
-        .into_par_iter()
+    let shares = (lo / chunk..hi / chunk + 1)
         .filter_map(|k| {
-            let run = cut(k)..cut(k + 1);
-            let base = k * chunk;
-            (!run.is_empty()).then(|| {
-                let local = indices[run.clone()]
-                    .iter()
-                    .map(|&i| (start + i as usize - base) as u32)
-                    .collect();
-                let part = ChunkPart::Gather {
-                    indices: local,
-                    scalars: scalars[run].to_vec(),
-                };
-                (k, part)
-            })
+            let entries = cut(k)..cut(k + 1);
+            // Local = start + index − k·chunk, in [0, chunk): exact mod 2^32
+            // (indices are u32, so k·chunk − start < 2^32 where a run exists).
+            let shift = (k * chunk).wrapping_sub(start) as u32;
+            (!entries.is_empty()).then_some((k, ChunkPart::Gather { entries, shift }))
         })
-        .collect())
+        .collect();
+    Ok((shares, copy))
 }
 
 fn check_end(start: usize, len: usize, n: usize) -> Result<usize, MsmError> {
@@ -353,7 +404,7 @@ pub fn run_host<C: crate::gpu::GpuPoint>(
     use group::Group;
     let mut buckets = crate::gpu::host::Buckets::<C>::new(window)?;
     let mut sum = crate::Projective::<C>::identity();
-    for (k, o, part) in &plan.parts {
+    for (p, (k, o, part)) in plan.parts.iter().enumerate() {
         let chunk = &bases[plan.range(*k)];
         match (part, &ops[*o]) {
             (
@@ -369,8 +420,11 @@ pub fn run_host<C: crate::gpu::GpuPoint>(
             (ChunkPart::Bitmap { local_start, ones }, _) => {
                 sum += crate::gpu::host::bitmap_sum(&chunk[*local_start..], ones)?;
             }
-            (ChunkPart::Gather { indices, scalars }, _) => {
-                buckets.add(chunk, Some(indices), scalars)?;
+            (ChunkPart::Gather { .. }, _) => {
+                let run = plan
+                    .gather(ops, p)
+                    .ok_or(MsmError::TooFewBases { have: 0, need: 1 })?;
+                buckets.add(chunk, Some(&run.local()), run.scalars)?;
             }
             // Device scalars (or a dense part of another op: impossible by
             // construction of the plan) have no host twin.
@@ -445,11 +499,14 @@ mod tests {
             .parts
             .iter()
             .filter_map(|x| match &x.2 {
-                ChunkPart::Gather { indices, .. } => Some(indices.len()),
+                ChunkPart::Gather { entries, .. } => Some(entries.len()),
                 _ => None,
             })
             .sum();
         assert_eq!(g, idx.len());
+        // The unsorted gather's sorted copy is the plan's own.
+        assert_eq!(p.sorted.len(), 1);
+        assert_eq!(p.sorted[0].0, 2);
         assert!(p.parts.windows(2).all(|w| w[0].0 <= w[1].0));
         // Bits 100..700 reach chunk 5; index 899 from 100 is base 999, chunk 7.
         assert_eq!(p.chunks(), [0, 1, 2, 3, 4, 5, 7]);
@@ -472,6 +529,9 @@ mod tests {
         ));
     }
 
+    /// A chunk's gathered entries: (chunk, local indices, scalars).
+    type Shares = Vec<(usize, Vec<u32>, Vec<Fr>)>;
+
     /// What a gather's plan must hold, the plain way: each entry in its
     /// chunk at its local index, in index order within the chunk (ties in
     /// the op's order), or the first index out of range in the op's order.
@@ -481,7 +541,7 @@ mod tests {
         sc: &[Fr],
         n: usize,
         chunk: usize,
-    ) -> Result<Vec<(usize, ChunkPart)>, MsmError> {
+    ) -> Result<Shares, MsmError> {
         let mut per: Vec<Vec<(u32, Fr)>> = vec![Vec::new(); n.div_ceil(chunk)];
         for (&i, s) in idx.iter().zip(sc) {
             let g = global_index(start, i, n)?;
@@ -494,7 +554,29 @@ mod tests {
             .map(|(k, mut v)| {
                 v.sort_by_key(|e| e.0);
                 let (indices, scalars) = v.into_iter().unzip();
-                (k, ChunkPart::Gather { indices, scalars })
+                (k, indices, scalars)
+            })
+            .collect())
+    }
+
+    /// The plan's gather shares of its only op, as the device gets them.
+    fn plan_shares(
+        start: usize,
+        idx: &[u32],
+        sc: &[Fr],
+        n: usize,
+        chunk: usize,
+    ) -> Result<Shares, MsmError> {
+        let ops = [StreamOp::Gather {
+            start,
+            indices: idx,
+            scalars: sc,
+        }];
+        let p = plan(&ops, n, chunk)?;
+        Ok((0..p.parts.len())
+            .map(|i| {
+                let run = p.gather(&ops, i).expect("every part a gather");
+                (p.parts[i].0, run.local(), run.scalars.to_vec())
             })
             .collect())
     }
@@ -514,7 +596,7 @@ mod tests {
                 idx.sort_unstable();
             }
             let sc: Vec<Fr> = (0..idx.len() as u64).map(|v| Fr::from(v * 7 + 1)).collect();
-            let got = gather_parts(start, &idx, &sc, n, chunk);
+            let got = plan_shares(start, &idx, &sc, n, chunk);
             let want = gather_oracle(start, &idx, &sc, n, chunk);
             match (got, want) {
                 (Ok(g), Ok(w)) => proptest::prop_assert_eq!(g, w),
@@ -556,7 +638,7 @@ mod tests {
             match (part, &ops[o]) {
                 (ChunkPart::Dense { scalars, .. }, StreamOp::Dense { .. }) => (scalars.len(), 0, 0),
                 (ChunkPart::Bitmap { ones, .. }, _) => (0, 0, ones.as_words().len()),
-                (ChunkPart::Gather { indices, .. }, _) => (indices.len(), indices.len(), 0),
+                (ChunkPart::Gather { entries, .. }, _) => (entries.len(), entries.len(), 0),
                 _ => (0, 0, 0),
             }
         };

@@ -170,5 +170,13 @@ extern "C" {
     ) -> cuzk_error;
 }
 extern "C" {
+    pub fn cuzk_msm_dev_index_sub(
+        idx: *mut u32,
+        n: u32,
+        sub: u32,
+        stream: cuzk_stream,
+    ) -> cuzk_error;
+}
+extern "C" {
     pub fn cuzk_msm_dev_release_scratch() -> cuzk_error;
 }

@@ -279,9 +279,9 @@ fn gpu_g2_groth16_shapes() {
 }
 
 /// `StreamedBases` against the CPU MSM: each op kind alone (dense host
-/// scalars, dense device scalars, bitmap sum, gathered tail), then all in
-/// one pass (their MSM parts sharing the pass's buckets), at chunk sizes
-/// from the whole set down to 4096 bases.
+/// scalars, dense device scalars, bitmap sum, gathered tails unsorted and
+/// ascending), then all in one pass (their MSM parts sharing the pass's
+/// buckets), at chunk sizes from the whole set down to 4096 bases.
 fn streamed<C: GpuPoint + Pool>(n: usize, seed: u64) {
     use cuzk_msm::chunks::StreamOp;
     use cuzk_msm::gpu::StreamedBases;
@@ -294,6 +294,13 @@ fn streamed<C: GpuPoint + Pool>(n: usize, seed: u64) {
         .map(|i| (i * 37) % (n as u32 - 20))
         .collect();
     let isc = random_scalars(idx.len(), seed + 1);
+    // Ascending with repeats, as a proof's tails (uploaded without a copy,
+    // made local on the device), from a start inside the first chunk.
+    let mut asc: Vec<u32> = (0..n as u32 / 4)
+        .map(|i| (i * 3) % (n as u32 - 5))
+        .collect();
+    asc.sort_unstable();
+    let asc_sc = random_scalars(asc.len(), seed + 2);
     let stream = cuzk_gpu::Stream::new(&dev).unwrap();
     let ds = cuzk_gpu::DeviceBuffer::from_slice(&stream, &s).unwrap();
     let ops = [
@@ -314,12 +321,18 @@ fn streamed<C: GpuPoint + Pool>(n: usize, seed: u64) {
             indices: &idx,
             scalars: &isc,
         },
+        StreamOp::Gather {
+            start: 5,
+            indices: &asc,
+            scalars: &asc_sc,
+        },
     ];
     let want = [
         msm(&bases[10..1010], &s[..1000]).unwrap(),
         msm(&bases[10..], &s).unwrap(),
         bitmap_sum(&bases[n / 2..], &ones).unwrap(),
         msm_gather(&bases[20..], &idx, &isc).unwrap(),
+        msm_gather(&bases[5..], &asc, &asc_sc).unwrap(),
     ];
     for chunk in [n, 30_000, 4096] {
         let sb = StreamedBases::new(&dev, &bases, chunk);

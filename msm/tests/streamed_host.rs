@@ -24,6 +24,9 @@ fn check<C: GpuPoint + Pool>(n: usize, seed: u64) {
     idx.push(idx[0]); // a repeat
     idx.reverse(); // not sorted
     let isc = random_scalars(idx.len(), seed + 1);
+    // Ascending with its repeat: a proof's tails, cut without a copy.
+    let mut asc = idx.clone();
+    asc.sort_unstable();
     let ops = [
         StreamOp::Dense {
             start: 5,
@@ -38,11 +41,17 @@ fn check<C: GpuPoint + Pool>(n: usize, seed: u64) {
             indices: &idx,
             scalars: &isc,
         },
+        StreamOp::Gather {
+            start: 6,
+            indices: &asc,
+            scalars: &isc,
+        },
     ];
     let want = [
         msm(&bases[5..5 + dense.len()], &dense).unwrap(),
         bitmap_sum(&bases[n / 2 - 3..], &ones).unwrap(),
         msm_gather(&bases[7..], &idx, &isc).unwrap(),
+        msm_gather(&bases[6..], &asc, &isc).unwrap(),
     ];
     let all = want.iter().fold(C::Curve::identity(), |a, w| a + w);
     for chunk in [n, n / 2 + 1, 333, 64, 100] {

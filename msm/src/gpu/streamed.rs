@@ -239,9 +239,18 @@ impl<'h, C: GpuPoint> StreamedBases<'h, C> {
                                 &sync,
                             )?;
                         }
-                        (ChunkPart::Gather { indices, scalars }, _) => {
-                            ffi::upload_at(&mut inp.fr, at.fr, scalars, small, &sync)?;
-                            staged[p] = Some(inp.idx.stage(at.idx, indices, small, &sync)?);
+                        (ChunkPart::Gather { .. }, _) => {
+                            let run = plan
+                                .gather(ops, p)
+                                .ok_or(MsmError::TooFewBases { have: 0, need: 1 })?;
+                            ffi::upload_at(&mut inp.fr, at.fr, run.scalars, small, &sync)?;
+                            staged[p] = Some(inp.idx.stage(
+                                at.idx,
+                                run.indices,
+                                run.shift,
+                                small,
+                                &sync,
+                            )?);
                         }
                         _ => {}
                     }
@@ -372,12 +381,12 @@ impl<'h, C: GpuPoint> StreamedBases<'h, C> {
                 })?;
                 (*local_start, None, d, scalars.start, scalars.len())
             }
-            (ChunkPart::Gather { scalars, .. }, _) => {
+            (ChunkPart::Gather { entries, .. }, _) => {
                 let idx = staged.ok_or_else(missing)?;
                 // The arena's bound is the chunk buffer's length; the plan
                 // keeps every index below this chunk's own `len`.
                 debug_assert!(len <= buf.len());
-                (0, Some((&slot.idx, idx)), &slot.fr, at.fr, scalars.len())
+                (0, Some((&slot.idx, idx)), &slot.fr, at.fr, entries.len())
             }
             _ => return Err(missing()),
         };
