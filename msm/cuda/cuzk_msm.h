@@ -106,6 +106,8 @@ cuzk_error cuzk_msm_dev_bitmap_sum(int32_t curve, const void *bases, const uint6
  * indices uploaded relative to another origin made local to the bases
  * that cuzk_msm_dev_accumulate will read. */
 cuzk_error cuzk_msm_dev_index_sub(uint32_t *idx, uint32_t n, uint32_t sub, cuzk_stream stream);
+/* The host twin of cuzk_msm_dev_index_sub. */
+cuzk_error cuzk_msm_host_index_sub(uint32_t *idx, uint32_t n, uint32_t sub);
 /* Hands the MSM scratch that the current device's stream-ordered pool keeps
  * between MSMs back to the device (its release threshold to 0, then a trim):
  * for a caller that needs that memory for buffers of its own until the next

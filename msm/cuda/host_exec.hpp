@@ -11,6 +11,7 @@
 #include "cuzk_guard.hpp"
 #include "cuzk_msm.h"
 #include "msm_pipeline.cuh"
+#include "msm_stream.cuh"
 
 namespace cuzk {
 namespace msm {

@@ -15,6 +15,7 @@
 #include "cuzk_error.cuh"
 #include "cuzk_msm.h"
 #include "msm_pipeline.cuh"
+#include "msm_stream.cuh"
 
 namespace cuzk {
 namespace msm {

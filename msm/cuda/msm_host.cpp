@@ -142,4 +142,13 @@ cuzk_error cuzk_msm_host_sort(const void *scalars, uint32_t n, uint32_t c, uint3
     });
 }
 
+cuzk_error cuzk_msm_host_index_sub(uint32_t *idx, uint32_t n, uint32_t sub) {
+    if (n && !idx) return invalid("null pointer");
+    return guard([&] {
+        host_exec ex;
+        ex.for_each(n, index_sub_op{idx, sub});
+        return ok();
+    });
+}
+
 }  // extern "C"

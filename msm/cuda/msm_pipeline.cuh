@@ -257,15 +257,6 @@ CUZK_HD inline uint32_t find_bucket(const uint32_t *off, uint32_t B, uint32_t t)
     return lo;
 }
 
-// idx[i] −= sub (mod 2^32): gather indices uploaded relative to an op's
-// first base, made local to the chunk of bases a streamed pass holds (the
-// host uploads them straight from the op, with no shifted copy).
-struct index_sub_op {
-    uint32_t *idx;
-    uint32_t sub;
-    CUZK_HD void operator()(size_t i) const { idx[i] -= sub; }
-};
-
 // Level 0: item t of bucket b = Σ ±base over its segment of sorted entries.
 template <class F>
 struct level0_op {

@@ -154,13 +154,13 @@ pub struct GatherRun<'a> {
 }
 
 impl GatherRun<'_> {
-    /// The run's chunk-local indices, copied (for the host twin and tests;
-    /// the device subtracts the shift after the upload).
-    pub fn local(&self) -> Vec<u32> {
-        self.indices
-            .iter()
-            .map(|i| i.wrapping_sub(self.shift))
-            .collect()
+    /// The run's chunk-local indices, copied and shifted by the host twin
+    /// of the device's step (for [`run_host`] and tests; a device pass
+    /// shifts them in device memory after their upload).
+    pub fn local(&self) -> Result<Vec<u32>, MsmError> {
+        let mut idx = self.indices.to_vec();
+        crate::gpu::host::index_sub(&mut idx, self.shift)?;
+        Ok(idx)
     }
 }
 
@@ -424,7 +424,7 @@ pub fn run_host<C: crate::gpu::GpuPoint>(
                 let run = plan
                     .gather(ops, p)
                     .ok_or(MsmError::TooFewBases { have: 0, need: 1 })?;
-                buckets.add(chunk, Some(&run.local()), run.scalars)?;
+                buckets.add(chunk, Some(&run.local()?), run.scalars)?;
             }
             // Device scalars (or a dense part of another op: impossible by
             // construction of the plan) have no host twin.
@@ -576,7 +576,7 @@ mod tests {
         Ok((0..p.parts.len())
             .map(|i| {
                 let run = p.gather(&ops, i).expect("every part a gather");
-                (p.parts[i].0, run.local(), run.scalars.to_vec())
+                (p.parts[i].0, run.local().unwrap(), run.scalars.to_vec())
             })
             .collect())
     }

@@ -178,5 +178,8 @@ extern "C" {
     ) -> cuzk_error;
 }
 extern "C" {
+    pub fn cuzk_msm_host_index_sub(idx: *mut u32, n: u32, sub: u32) -> cuzk_error;
+}
+extern "C" {
     pub fn cuzk_msm_dev_release_scratch() -> cuzk_error;
 }

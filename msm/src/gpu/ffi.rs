@@ -270,6 +270,15 @@ pub(crate) fn host_digits(scalars: &[Fr], window: u32) -> Result<Vec<u32>, MsmEr
     Ok(d)
 }
 
+/// Host twin of the streamed pass's index shift: `idx[i]` −= `sub` (mod
+/// 2^32).
+pub(crate) fn host_index_sub(idx: &mut [u32], sub: u32) -> Result<(), MsmError> {
+    let n = u32::try_from(idx.len()).map_err(|_| MsmError::TooManyPoints(idx.len()))?;
+    // SAFETY: `idx` holds n elements, written in place; synchronous.
+    let e = unsafe { sys::cuzk_msm_host_index_sub(idx.as_mut_ptr(), n, sub) };
+    host_status(e, idx.len(), 0)
+}
+
 /// Host twin of the counting sort: (bucket offsets `B + 1`, sorted entries).
 pub(crate) fn host_sort(scalars: &[Fr], window: u32) -> Result<(Vec<u32>, Vec<u32>), MsmError> {
     let n = shape(scalars.len(), window)?;

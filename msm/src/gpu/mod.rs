@@ -314,6 +314,12 @@ pub mod host {
 
     use super::*;
 
+    /// `idx[i]` −= `sub` (mod 2^32): a streamed pass's gather indices
+    /// made chunk-local, as the device does after their upload.
+    pub fn index_sub(idx: &mut [u32], sub: u32) -> Result<(), MsmError> {
+        ffi::host_index_sub(idx, sub)
+    }
+
     /// Σ `scalars[i]` · `bases[i]` with window `window` (None: [`window_for`]).
     pub fn msm<C: GpuPoint>(
         bases: &[C],
