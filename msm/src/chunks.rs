@@ -95,10 +95,13 @@ pub struct Plan {
     pub n: usize,
     /// `(chunk index, op index, part)`, chunks ascending.
     pub parts: Vec<(usize, usize, ChunkPart)>,
-    /// `(op index, indices, scalars)`: the gathers whose indices were not
+    /// `(op index, its sorted copy)`: the gathers whose indices were not
     /// ascending, sorted by index (stably) for the plan to cut into runs.
-    pub sorted: Vec<(usize, Vec<u32>, Vec<Fr>)>,
+    pub sorted: Vec<(usize, SortedCopy)>,
 }
+
+/// A gather's indices and scalars, sorted by index.
+pub type SortedCopy = (Vec<u32>, Vec<Fr>);
 
 impl Plan {
     /// The base range of chunk `k`.
@@ -121,7 +124,7 @@ impl Plan {
             return None;
         };
         let (indices, scalars) = match self.sorted.iter().find(|s| s.0 == *o) {
-            Some((_, i, s)) => (&i[..], &s[..]),
+            Some((_, (i, s))) => (&i[..], &s[..]),
             None => match ops.get(*o)? {
                 StreamOp::Gather {
                     indices, scalars, ..
@@ -272,8 +275,8 @@ pub fn plan(ops: &[StreamOp<'_>], n: usize, chunk: usize) -> Result<Plan, MsmErr
                 }
                 let (shares, copy) = gather_parts(start, indices, scalars, n, chunk)?;
                 parts.extend(shares.into_iter().map(|(k, part)| (k, o, part)));
-                if let Some((i, s)) = copy {
-                    sorted.push((o, i, s));
+                if let Some(copy) = copy {
+                    sorted.push((o, copy));
                 }
             }
         }
@@ -299,29 +302,39 @@ fn global_index(start: usize, i: u32, n: usize) -> Result<usize, MsmError> {
         })
 }
 
+/// A gather's part in one chunk: `(chunk index, part)`.
+type Share = (usize, ChunkPart);
+
 /// A gather's share of each chunk it touches: one run of entries per
 /// chunk, found by binary search in ascending indices (the zero/one/tail
 /// split's tails: every gather of a proof). Other orders are sorted by
 /// index first (stably: repeats keep their order), and the sorted copy is
 /// returned beside the shares. An index out of range fails with the first
 /// one in the op's order.
-#[allow(clippy::type_complexity)]
 fn gather_parts(
     start: usize,
     indices: &[u32],
     scalars: &[Fr],
     n: usize,
     chunk: usize,
-) -> Result<(Vec<(usize, ChunkPart)>, Option<(Vec<u32>, Vec<Fr>)>), MsmError> {
+) -> Result<(Vec<Share>, Option<SortedCopy>), MsmError> {
     use rayon::prelude::*;
-    let bad = indices
-        .par_iter()
-        .map(|&i| global_index(start, i, n))
-        .find_first(|g| g.is_err());
+    // In ascending indices the first out of range is found by binary
+    // search; only other orders need a pass over every index.
+    let ascending = indices.par_windows(2).all(|w| w[0] <= w[1]);
+    let bad = if ascending {
+        let first_bad = indices.partition_point(|&i| global_index(start, i, n).is_ok());
+        indices.get(first_bad).map(|&i| global_index(start, i, n))
+    } else {
+        indices
+            .par_iter()
+            .map(|&i| global_index(start, i, n))
+            .find_first(|g| g.is_err())
+    };
     if let Some(Err(e)) = bad {
         return Err(e);
     }
-    let copy = if indices.par_windows(2).all(|w| w[0] <= w[1]) {
+    let copy = if ascending {
         None
     } else {
         let mut pairs: Vec<(u32, Fr)> = indices
