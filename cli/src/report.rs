@@ -41,6 +41,9 @@ pub struct BenchSpec {
     /// Verify every proof (off only for inputs that cannot verify, e.g.
     /// random C1 outputs; the report records it).
     pub self_check: bool,
+    /// Read the devices' hardware counters this often (`None`: not at
+    /// all); the samples join the timeline and the report.
+    pub device_sample: Option<Duration>,
 }
 
 /// The resource that limited throughput.
@@ -193,6 +196,13 @@ pub struct BenchReport {
     /// makes about as many as partitions in flight and reuses the rest.
     #[serde(default)]
     pub witness_buffers: Option<WitnessBuffers>,
+    /// Per device, its hardware counters over the window (SMs busy, and
+    /// the device compute per partition that implies).
+    #[serde(default)]
+    pub device_counters: Vec<DeviceCounters>,
+    /// Why there are no counters, or readings that failed.
+    #[serde(default)]
+    pub device_counters_note: Option<String>,
     /// The resource that bounded throughput.
     pub bounded_by: Bound,
     /// The numbers behind `bounded_by`, in words.
@@ -252,6 +262,14 @@ pub fn bench(
         .unwrap_or(1);
     let backend_name = engine.backend_name();
     engine.take_timeline();
+    let (mut sampler, mut counters_note) = match spec.device_sample {
+        None => (None, None),
+        Some(p) => match device::start(engine, p) {
+            Ok(s) => (Some(s), None),
+            Err(why) => (None, Some(format!("no device counters: {why}"))),
+        },
+    };
+    let mut device_events: Vec<Event> = Vec::new();
 
     let mut cpu_samples = vec![(engine.now(), sysinfo::process_cpu_time())];
     let mut handles = Vec::with_capacity(spec.jobs);
@@ -273,6 +291,11 @@ pub fn bench(
             on_events(&all[seen..]);
             seen = all.len();
         }
+        if let Some(s) = &sampler {
+            let ev = s.events();
+            on_events(&ev);
+            device_events.extend(ev);
+        }
     };
     for h in &handles {
         let r = loop {
@@ -286,10 +309,17 @@ pub fn bench(
         emit(on_events);
     }
     let stats = engine.stats();
-    let timeline = engine.take_timeline();
+    let mut timeline = engine.take_timeline();
     if timeline.len() > seen {
         on_events(&timeline[seen..]);
     }
+    if let Some(s) = sampler.take() {
+        let (ev, note) = s.stop();
+        on_events(&ev);
+        device_events.extend(ev);
+        counters_note = note;
+    }
+    timeline.extend(device_events);
     let placement = engine
         .circuits()
         .into_iter()
@@ -298,6 +328,7 @@ pub fn bench(
         .unwrap_or_default();
 
     let mut report = analyze(&opts, &timeline, cores, &cpu_samples);
+    report.device_counters_note = counters_note;
     report.label = spec.label.clone();
     report.backend = backend_name;
     report.jobs = spec.jobs;
@@ -531,6 +562,8 @@ fn analyze(
         witness_buffers: None,
         stream_gb_per_s: None,
         stream_link_gb_per_s: None,
+        device_counters: window.map_or_else(Vec::new, |w| device::counters(timeline, w)),
+        device_counters_note: None,
         bounded_by,
         bound_reason,
     }
@@ -676,6 +709,12 @@ impl BenchReport {
                 gbs(self.stream_link_gb_per_s)
             );
         }
+        for c in &self.device_counters {
+            s += &device::summary(c);
+        }
+        if let Some(n) = &self.device_counters_note {
+            s += &format!("  {n}\n");
+        }
         s += "  stage               n    median s     p95 s\n";
         for st in &self.stages {
             s += &format!(
@@ -690,6 +729,10 @@ impl BenchReport {
         s
     }
 }
+
+#[path = "report_device.rs"]
+pub(crate) mod device;
+pub use device::DeviceCounters;
 
 #[path = "report_stages.rs"]
 mod stages;

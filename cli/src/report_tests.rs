@@ -69,6 +69,7 @@ fn bench_streams_every_event_once() {
         jobs: 4,
         partitions: 3,
         self_check: true,
+        device_sample: None,
     };
     let mut streamed = Vec::new();
     let mut calls = 0;
@@ -97,6 +98,7 @@ fn bench_reports_every_field() {
         jobs: 3,
         partitions: 2,
         self_check: true,
+        device_sample: None,
     };
     let run = run_bench(&opts, &spec, &|j| source(j as u64 + 1, 2, None)).unwrap();
     let r = &run.report;
@@ -198,6 +200,7 @@ fn bench_counts_failed_proofs() {
         jobs: 3,
         partitions: 2,
         self_check: true,
+        device_sample: None,
     };
     let run = run_bench(&opts, &spec, &|j| {
         source(j as u64 + 1, 2, if j == 1 { Some(0) } else { None })

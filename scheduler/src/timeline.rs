@@ -43,6 +43,10 @@ pub enum EventKind {
     /// Synthesis workers were idle because the next partition did not fit
     /// the memory budget (span).
     BudgetWait,
+    /// A device's hardware counters over one sampling period (span,
+    /// `device`; `name`: the metric, e.g. `sm_busy_pct`; `value`). Written
+    /// by the front end's bench from `cuzk-devmon`, not by the engine.
+    DeviceSample,
 }
 
 /// One timeline event.
@@ -76,6 +80,9 @@ pub struct Event {
     /// Free text (an error, a circuit id).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub detail: Option<String>,
+    /// A measured quantity (a device sample's metric).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub value: Option<f64>,
 }
 
 impl Event {
@@ -92,6 +99,7 @@ impl Event {
             worker: None,
             bytes: None,
             detail: None,
+            value: None,
         }
     }
     pub(crate) fn job(mut self, j: u64) -> Self {

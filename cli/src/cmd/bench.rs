@@ -16,6 +16,7 @@ use std::collections::HashMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
+use std::time::Duration;
 
 #[derive(clap::Args, Debug)]
 pub struct Args {
@@ -57,6 +58,11 @@ pub struct EngineArgs {
     /// Write every timeline event (one JSON object per line) to this file.
     #[arg(long)]
     pub timeline: Option<PathBuf>,
+    /// Read the GPUs' hardware counters (busy SMs, occupancy, integer
+    /// pipe, DRAM, PCIe; NVML GPM, Hopper or newer) every this many
+    /// milliseconds, into the timeline and the report; 0: not at all.
+    #[arg(long, default_value_t = 100, value_parser = clap::value_parser!(u64).range(0..=10_000))]
+    pub device_sample_ms: u64,
     #[command(flatten)]
     pub device: DeviceArgs,
 }
@@ -85,6 +91,25 @@ pub(super) fn config(e: &EngineArgs, partition_workers: Option<usize>) -> Result
     }
     e.device.apply(&mut cfg)?;
     Ok(cfg)
+}
+
+impl EngineArgs {
+    /// `--device-sample-ms` as a period (`None`: off), checked against
+    /// the sampler's range.
+    pub(super) fn device_sample(&self) -> Result<Option<Duration>> {
+        if self.device_sample_ms == 0 {
+            return Ok(None);
+        }
+        let p = Duration::from_millis(self.device_sample_ms);
+        if p < cuzk_devmon::MIN_PERIOD {
+            anyhow::bail!(
+                "--device-sample-ms {}: at least {} ms (or 0: off)",
+                self.device_sample_ms,
+                cuzk_devmon::MIN_PERIOD.as_millis()
+            );
+        }
+        Ok(Some(p))
+    }
 }
 
 /// Runs the bench on `engine` and prints the report.
@@ -269,6 +294,7 @@ pub fn run(ctx: &Ctx, a: Args) -> Result<()> {
         jobs: a.engine.jobs,
         partitions: p,
         self_check: true,
+        device_sample: a.engine.device_sample()?,
     };
     report(
         ctx,

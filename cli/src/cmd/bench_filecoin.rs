@@ -15,7 +15,7 @@ use cuzk_filecoin::{PostProofKind, PostType, PostVersion, SnapProofKind};
 use cuzk_filecoin_tools::bench_vanilla::{random_post, random_snap};
 use cuzk_scheduler::params::ParamFiles;
 use cuzk_scheduler::{Engine, PartitionSource};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::Arc;
 
 /// What every Filecoin bench takes.
@@ -121,7 +121,7 @@ pub fn run_porep(ctx: &Ctx, p: PorepBenchArgs) -> Result<()> {
         &engine,
         jobs,
         format!("{}porep-{}", if p.ni { "ni-" } else { "" }, a.sector_size),
-        e.timeline.as_deref(),
+        e,
         "random C1 outputs",
     )
 }
@@ -134,7 +134,7 @@ fn run_unchecked(
     engine: &Engine,
     jobs: Vec<cuzk_filecoin::ProofJob>,
     label: String,
-    timeline: Option<&Path>,
+    e: &EngineArgs,
     what: &str,
 ) -> Result<()> {
     let first = jobs.first().context("no jobs (-j 0)")?;
@@ -157,6 +157,7 @@ fn run_unchecked(
         jobs: n,
         partitions,
         self_check: false,
+        device_sample: e.device_sample()?,
     };
     let make = |j: usize| -> Arc<dyn PartitionSource> {
         let job = jobs[j].lock().unwrap_or_else(|p| p.into_inner()).take();
@@ -165,7 +166,7 @@ fn run_unchecked(
             None => Arc::new(cuzk_scheduler::AssignmentSource::new(Vec::new())),
         }
     };
-    report(ctx, engine, &id, &spec, timeline, &make)?;
+    report(ctx, engine, &id, &spec, e.timeline.as_deref(), &make)?;
     Ok(())
 }
 
@@ -248,12 +249,5 @@ pub fn run(ctx: &Ctx, what: Bench, v: VanillaBenchArgs) -> Result<()> {
         }
     };
     sp.finish_and_clear();
-    run_unchecked(
-        ctx,
-        &engine,
-        jobs,
-        label,
-        e.timeline.as_deref(),
-        "random vanilla proofs",
-    )
+    run_unchecked(ctx, &engine, jobs, label, e, "random vanilla proofs")
 }

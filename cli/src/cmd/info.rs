@@ -70,6 +70,33 @@ fn placements(_i: &cuzk_groth16::ParamsInfo, _limit: &str) -> Result<Vec<String>
     Ok(Vec::new())
 }
 
+/// Whether the bench can read the GPUs' hardware counters (busy SMs and
+/// the rest, `cuzk-devmon`), checked by one 50 ms reading of each.
+fn counters_line() -> String {
+    let mut targets = Vec::new();
+    for d in 0..cuzk_gpu::device_count() {
+        match cuzk_gpu::Device::new(d).and_then(|x| x.props()) {
+            Ok(p) => targets.push(cuzk_devmon::Target {
+                label: d as u32,
+                pci_bus: p.pci_bus,
+                pci_device: p.pci_device,
+            }),
+            Err(e) => return format!("no ({e})"),
+        }
+    }
+    if targets.is_empty() {
+        return "no GPU".into();
+    }
+    match cuzk_devmon::Monitor::start(targets, std::time::Duration::from_millis(50)) {
+        Ok(m) => {
+            std::thread::sleep(std::time::Duration::from_millis(60));
+            let n = m.stop().samples.len();
+            format!("readable ({n} readings in 60 ms)")
+        }
+        Err(e) => format!("no ({e})"),
+    }
+}
+
 fn gpu_description() -> String {
     // "built without CUDA", "no CUDA device (…)", or one line per device.
     cuzk_gpu::describe_devices()
@@ -88,6 +115,7 @@ pub fn run(ctx: &Ctx, a: Args) -> Result<()> {
         None => Vec::new(),
     };
     let config = a.config.as_deref().map(resolved).transpose()?;
+    let counters = counters_line();
     if ctx.json {
         let params = info.as_ref().map(|i| {
             serde_json::json!({
@@ -104,11 +132,11 @@ pub fn run(ctx: &Ctx, a: Args) -> Result<()> {
         });
         println!(
             "{}",
-            serde_json::json!({ "version": env!("CARGO_PKG_VERSION"), "cpu_threads": threads, "gpus": gpus.trim_end(), "tuning": tuning, "params": params, "config": config })
+            serde_json::json!({ "version": env!("CARGO_PKG_VERSION"), "cpu_threads": threads, "gpus": gpus.trim_end(), "hardware_counters": counters, "tuning": tuning, "params": params, "config": config })
         );
     } else {
         ctx.say(format!(
-            "cuzk {}\nCPU threads: {threads}\n{}\nTuning: {tuning}",
+            "cuzk {}\nCPU threads: {threads}\n{}\nHardware counters: {counters}\nTuning: {tuning}",
             env!("CARGO_PKG_VERSION"),
             gpus.trim_end()
         ));

@@ -136,6 +136,27 @@ fn draw(spans: &[Span], from: f64, to: f64, width: usize, letter: &dyn Fn(&str) 
         .collect()
 }
 
+/// A device's busy-SM samples as `width` cells: the tens digit of the
+/// busy share covering each cell (9: 90 % or more), '.' where none was read.
+fn draw_busy(
+    samples: &[(f64, f64, cuzk_devmon::Metrics)],
+    from: f64,
+    to: f64,
+    width: usize,
+) -> String {
+    let cell = (to - from) / width as f64;
+    (0..width)
+        .map(|i| {
+            let (c0, c1) = (from + i as f64 * cell, from + (i + 1) as f64 * cell);
+            cuzk_devmon::weighted_mean(samples, c0, c1, |s| *s)
+                .sm_busy_pct
+                .map_or('.', |b| {
+                    char::from_digit((b / 10.0).floor().clamp(0.0, 9.0) as u32, 10).unwrap_or('?')
+                })
+        })
+        .collect()
+}
+
 /// Per device: what its workers' stages add up to, how much of that ran
 /// while another partition's stage also ran, and the stages' totals.
 #[derive(Debug, PartialEq)]
@@ -230,9 +251,10 @@ pub fn run(ctx: &Ctx, a: Args) -> Result<()> {
                 })
             })
             .collect();
+        let counters = crate::report::device::counters(&events, (from, to));
         println!(
             "{}",
-            serde_json::json!({"from": from, "to": to, "devices": devs})
+            serde_json::json!({"from": from, "to": to, "devices": devs, "counters": counters})
         );
         return Ok(());
     }
@@ -253,8 +275,16 @@ pub fn run(ctx: &Ctx, a: Args) -> Result<()> {
         };
         out += &format!("{label:>13} |{}|\n", draw(spans, from, to, width, &letter));
     }
+    let busy = crate::report::device::samples(&events);
+    for (d, s) in &busy {
+        let label = format!("dev {d} SMs");
+        out += &format!("{label:>13} |{}|\n", draw_busy(s, from, to, width));
+    }
     let l: Vec<String> = legend.iter().map(|(n, c)| format!("{c} {n}")).collect();
     out += &format!("legend: {}\n", l.join(", "));
+    if !busy.is_empty() {
+        out += "SMs row: busy share of the column from the hardware counters, 0–9 = 0–90 %+ ('.' no sample)\n";
+    }
     for s in &summary {
         let per = |x: f64| x / s.partitions.max(1) as f64;
         out += &format!(
@@ -274,6 +304,9 @@ pub fn run(ctx: &Ctx, a: Args) -> Result<()> {
             .map(|(n, t, k)| format!("{n} {:.3} s ({k})", t))
             .collect();
         out += &format!("  {}\n", st.join(", "));
+    }
+    for c in crate::report::device::counters(&events, (from, to)) {
+        out += &crate::report::device::summary(&c);
     }
     ctx.say(out.trim_end());
     Ok(())
@@ -295,6 +328,7 @@ mod tests {
             worker: Some(worker),
             bytes: None,
             detail: (name == "classify").then(|| "beside".into()),
+            value: None,
         }
     }
 
@@ -336,6 +370,18 @@ mod tests {
         let clipped = rows(&ev, 2.5, 3.5);
         let s = summarize(&clipped);
         assert!((s[0].stage_sum - 1.0).abs() < 1e-12);
+    }
+
+    #[test]
+    fn the_busy_row_shows_the_tens_digit_of_each_column() {
+        let m = |b: f64| cuzk_devmon::Metrics {
+            sm_busy_pct: Some(b),
+            ..Default::default()
+        };
+        let s = [(0.0, 1.0, m(95.0)), (1.0, 2.0, m(42.0)), (2.0, 3.0, m(0.0))];
+        assert_eq!(draw_busy(&s, 0.0, 4.0, 4), "940.");
+        // A column across two samples shows their weighted mean: 68.5 %.
+        assert_eq!(draw_busy(&s, 0.5, 1.5, 1), "6");
     }
 
     #[test]
