@@ -40,6 +40,27 @@ pub struct DeviceCounters {
     /// By how many GPU workers were inside a stage (0, 1, 2 or more): the
     /// share of the window, % and the SMs' busy share then, %.
     pub by_workers: Vec<WorkersShare>,
+    /// Per stage, over the time it ran with no other worker in a stage:
+    /// what it kept busy. Longest first.
+    #[serde(default)]
+    pub by_stage: Vec<StageShare>,
+}
+
+/// What one stage kept busy while it ran alone on the device.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct StageShare {
+    /// The stage (names joined by '+' where one worker's spans overlap).
+    pub stage: String,
+    /// Seconds it ran alone within the window.
+    pub alone_s: f64,
+    /// SMs busy then, %.
+    pub sm_busy_pct: Option<f64>,
+    /// Warp occupancy then, %.
+    pub sm_occupancy_pct: Option<f64>,
+    /// Integer pipe then, %.
+    pub integer_pct: Option<f64>,
+    /// DRAM bandwidth then, % of peak.
+    pub dram_bw_pct: Option<f64>,
 }
 
 /// SMs busy while `workers` GPU workers were inside a stage.
@@ -214,6 +235,109 @@ pub(crate) fn worker_levels(
     out
 }
 
+/// Per device: the pieces of `[from, to]` where exactly one GPU worker was
+/// inside a stage, labelled with that worker's stage (in time order).
+pub(crate) fn alone_pieces(
+    timeline: &[Event],
+    from: f64,
+    to: f64,
+) -> BTreeMap<u32, Vec<(f64, f64, String)>> {
+    // (time, +1 start / -1 end, worker, stage) per device.
+    let mut edges: BTreeMap<u32, Vec<(f64, i32, usize, &str)>> = BTreeMap::new();
+    for e in timeline.iter().filter(|e| e.kind == EventKind::Stage) {
+        if e.detail.as_deref() == Some("beside") {
+            continue;
+        }
+        let (Some(d), Some(w), Some(dur), Some(n)) = (e.device, e.worker, e.dur, e.name.as_deref())
+        else {
+            continue;
+        };
+        let v = edges.entry(d).or_default();
+        v.push((e.t, 1, w, n));
+        v.push((e.t + dur, -1, w, n));
+    }
+    let mut out = BTreeMap::new();
+    for (d, mut ev) in edges {
+        // Ends before starts at one instant: back-to-back spans do not
+        // count as overlapping.
+        ev.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+        let mut active: BTreeMap<(usize, &str), usize> = BTreeMap::new();
+        let mut pieces: Vec<(f64, f64, String)> = Vec::new();
+        let mut t = f64::NEG_INFINITY;
+        for (x, step, w, n) in ev {
+            let (a, b) = (t.max(from), x.min(to));
+            if b > a {
+                let mut workers: Vec<usize> = active.keys().map(|k| k.0).collect();
+                workers.dedup();
+                if workers.len() == 1 {
+                    let label: Vec<&str> = active.keys().map(|k| k.1).collect();
+                    let label = label.join("+");
+                    match pieces.last_mut() {
+                        Some(p) if p.1 == a && p.2 == label => p.1 = b,
+                        _ => pieces.push((a, b, label)),
+                    }
+                }
+            }
+            t = x;
+            if step > 0 {
+                *active.entry((w, n)).or_default() += 1;
+            } else if let Some(c) = active.get_mut(&(w, n)) {
+                *c -= 1;
+                if *c == 0 {
+                    active.remove(&(w, n));
+                }
+            }
+        }
+        out.insert(d, pieces);
+    }
+    out
+}
+
+/// The samples clipped to `pieces` (both in time order), for means over
+/// just those pieces.
+fn clip(samples: &[(f64, f64, Metrics)], pieces: &[(f64, f64)]) -> Vec<(f64, f64, Metrics)> {
+    let mut clipped = Vec::new();
+    for &(a, b, m) in samples {
+        let first = pieces.partition_point(|p| p.1 <= a);
+        for &(p0, p1) in pieces[first..].iter().take_while(|p| p.0 < b) {
+            let (x, y) = (a.max(p0), b.min(p1));
+            if y > x {
+                clipped.push((x, y, m));
+            }
+        }
+    }
+    clipped
+}
+
+/// Per stage that ran alone in `[from, to]`: its time and what it kept busy.
+pub(crate) fn by_stage(
+    samples: &[(f64, f64, Metrics)],
+    pieces: &[(f64, f64, String)],
+    from: f64,
+    to: f64,
+) -> Vec<StageShare> {
+    let mut by: BTreeMap<&str, Vec<(f64, f64)>> = BTreeMap::new();
+    for p in pieces {
+        by.entry(p.2.as_str()).or_default().push((p.0, p.1));
+    }
+    let mut out: Vec<StageShare> = by
+        .into_iter()
+        .map(|(stage, iv)| {
+            let m = cuzk_devmon::weighted_mean(&clip(samples, &iv), from, to, |s| *s);
+            StageShare {
+                stage: stage.to_string(),
+                alone_s: iv.iter().map(|p| p.1 - p.0).sum(),
+                sm_busy_pct: m.sm_busy_pct,
+                sm_occupancy_pct: m.sm_occupancy_pct,
+                integer_pct: m.integer_pct,
+                dram_bw_pct: m.dram_bw_pct,
+            }
+        })
+        .collect();
+    out.sort_by(|a, b| b.alone_s.total_cmp(&a.alone_s));
+    out
+}
+
 /// SMs busy while 0, 1 and 2+ workers were in a stage, over `[from, to]`.
 pub(crate) fn by_workers(
     samples: &[(f64, f64, Metrics)],
@@ -230,23 +354,12 @@ pub(crate) fn by_workers(
                 .map(|p| (p.0, p.1))
                 .collect();
             let time: f64 = pieces.iter().map(|p| p.1 - p.0).sum();
-            if time <= 0.0 || len <= 0.0 {
+            // Below a millionth of the window: rounding where spans meet.
+            if len <= 0.0 || time <= 1e-6 * len {
                 return None;
             }
-            // The samples clipped to these pieces (both in time order:
-            // each sample looks at the pieces from the first that ends
-            // after its start).
-            let mut clipped = Vec::new();
-            for &(a, b, m) in samples {
-                let first = pieces.partition_point(|p| p.1 <= a);
-                for &(p0, p1) in pieces[first..].iter().take_while(|p| p.0 < b) {
-                    let (x, y) = (a.max(p0), b.min(p1));
-                    if y > x {
-                        clipped.push((x, y, m));
-                    }
-                }
-            }
-            let busy = cuzk_devmon::weighted_mean(&clipped, from, to, |s| *s).sm_busy_pct;
+            let busy =
+                cuzk_devmon::weighted_mean(&clip(samples, &pieces), from, to, |s| *s).sm_busy_pct;
             Some(WorkersShare {
                 workers: k,
                 window_pct: 100.0 * time / len,
@@ -260,6 +373,7 @@ pub(crate) fn by_workers(
 pub(crate) fn counters(timeline: &[Event], window: (f64, f64)) -> Vec<DeviceCounters> {
     let (from, to) = window;
     let levels = worker_levels(timeline, from, to);
+    let alone = alone_pieces(timeline, from, to);
     samples(timeline)
         .into_iter()
         .map(|(device, s)| {
@@ -292,6 +406,12 @@ pub(crate) fn counters(timeline: &[Event], window: (f64, f64)) -> Vec<DeviceCoun
                 by_workers: by_workers(
                     &s,
                     levels.get(&device).map_or(&[][..], |v| v.as_slice()),
+                    from,
+                    to,
+                ),
+                by_stage: by_stage(
+                    &s,
+                    alone.get(&device).map_or(&[][..], |v| v.as_slice()),
                     from,
                     to,
                 ),
@@ -335,6 +455,17 @@ pub(crate) fn summary(c: &DeviceCounters) -> String {
             })
             .collect();
         s += &format!("    workers: {}\n", parts.join("; "));
+    }
+    for st in &c.by_stage {
+        s += &format!(
+            "    {:<16} alone {:>8.3} s: SMs busy {}, occupancy {}, integer pipe {}, DRAM {}\n",
+            st.stage,
+            st.alone_s,
+            p(st.sm_busy_pct),
+            p(st.sm_occupancy_pct),
+            p(st.integer_pct),
+            p(st.dram_bw_pct)
+        );
     }
     s
 }
@@ -427,6 +558,39 @@ mod tests {
         assert_eq!(c[0].sm_busy_s_per_partition, None);
         let levels = &worker_levels(&run(), 1.0, 2.5)[&0];
         assert_eq!(levels, &vec![(1.0, 2.0, 1), (2.0, 2.5, 2)]);
+    }
+
+    #[test]
+    fn stages_alone_get_what_they_kept_busy() {
+        let mut ev = run();
+        // Worker 1's ntt_h over 3.5–4.0 s runs alone (worker 0 is done).
+        let mut n = stage(3.5, 0.5, 1);
+        n.name = Some("ntt_h".into());
+        ev.push(n);
+        let c = &counters(&ev, (0.0, 4.0))[0];
+        let got: Vec<(&str, f64, f64)> = c
+            .by_stage
+            .iter()
+            .map(|s| (s.stage.as_str(), s.alone_s, s.sm_busy_pct.unwrap()))
+            .collect();
+        // msm_h alone: 0–2 s (worker 0 only; its nested span is the same
+        // stage), at 50 %; ntt_h alone 3.5–4 s at 0 %. 2–3 s had two
+        // workers: in no stage's figure.
+        assert_eq!(got.len(), 2, "{got:?}");
+        assert_eq!(got[0].0, "msm_h");
+        assert!(
+            (got[0].1 - 2.0).abs() < 1e-9 && (got[0].2 - 50.0).abs() < 1e-9,
+            "{got:?}"
+        );
+        assert_eq!(got[1].0, "ntt_h");
+        assert!(
+            (got[1].1 - 0.5).abs() < 1e-9 && got[1].2.abs() < 1e-9,
+            "{got:?}"
+        );
+        // Back-to-back spans of two workers do not overlap.
+        let b2b = vec![stage(0.0, 1.0, 0), stage(1.0, 1.0, 1)];
+        let p = &alone_pieces(&b2b, 0.0, 2.0)[&0];
+        assert_eq!(p, &vec![(0.0, 2.0, "msm_h".to_string())]);
     }
 
     #[test]
