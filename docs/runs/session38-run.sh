@@ -10,7 +10,8 @@
 # `TAG=p8 UNTIL=… bash gpu-bundle-s38/session26-poll.sh`.
 . "$(dirname "$0")/session33-prep.sh"
 T info 30 ./cuzk info
-CUZK_EXPECT_GPU=1 T devmon 60 "$(ls "$B"/tests/cuzk-devmon--start* | head -1)" --test-threads=1 --nocapture
+export CUZK_EXPECT_GPU=1
+T devmon 60 "$(ls "$B"/tests/cuzk-devmon--start* | head -1)" --test-threads=1 --nocapture
 L=${TLIM:-480}
 setsid bash -c "CUZK_R1CS_CACHE=$W/r1cs ./cuzk testdata porep --sector-size 32GiB --params-only --generator cuzk-gpu --dir $W/td32 > $W/params.log 2>&1; echo params_rc=\$? >> $W/params.log; TAG=p8 LIMIT=none J=8 TLIM=$L bash $HERE/session26-bench.sh" < /dev/null > /dev/null 2>&1 &
 TAG=p8 UNTIL=${UNTIL:-540} . "$HERE/session26-poll.sh"
