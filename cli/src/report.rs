@@ -262,7 +262,9 @@ pub fn bench(
         .unwrap_or(1);
     let backend_name = engine.backend_name();
     engine.take_timeline();
-    let (mut sampler, mut counters_note) = match spec.device_sample {
+    // A CPU backend has no counters to read and nothing to say about it.
+    let gpu = backend_name.contains("cuda");
+    let (mut sampler, mut counters_note) = match spec.device_sample.filter(|_| gpu) {
         None => (None, None),
         Some(p) => match device::start(engine, p) {
             Ok(s) => (Some(s), None),
