@@ -105,7 +105,7 @@ pub fn start(engine: &Engine, period: Duration) -> Result<Sampler, String> {
 impl Sampler {
     /// The samples read since the last call, as timeline events.
     pub fn events(&self) -> Vec<Event> {
-        self.to_events(&self.monitor.take())
+        Sampler::events_at(self.base, &self.monitor.take())
     }
 
     /// Stops the monitor; its last samples as events, and a note when
@@ -117,10 +117,6 @@ impl Sampler {
             .first_error
             .map(|e| format!("{} device readings failed; first: {e}", done.failed_reads));
         (Sampler::events_at(base, &done.samples), note)
-    }
-
-    fn to_events(&self, samples: &[cuzk_devmon::Sample]) -> Vec<Event> {
-        Sampler::events_at(self.base, samples)
     }
 
     fn events_at(base: (f64, Instant), samples: &[cuzk_devmon::Sample]) -> Vec<Event> {
@@ -183,62 +179,22 @@ pub(crate) fn samples(timeline: &[Event]) -> BTreeMap<u32, Vec<(f64, f64, Metric
     out
 }
 
-/// Per device: the time in `[from, to]` split by how many GPU workers were
-/// inside a stage (0, 1, 2+), as (start, end, workers) pieces.
-pub(crate) fn worker_levels(
-    timeline: &[Event],
-    from: f64,
-    to: f64,
-) -> BTreeMap<u32, Vec<(f64, f64, usize)>> {
-    // Each worker's stage time as a union, so one worker's nested or
-    // back-to-back spans count once.
-    let mut spans: BTreeMap<(u32, usize), Vec<(f64, f64)>> = BTreeMap::new();
-    for e in timeline.iter().filter(|e| e.kind == EventKind::Stage) {
-        if e.detail.as_deref() == Some("beside") {
-            continue;
-        }
-        let (Some(d), Some(w), Some(dur)) = (e.device, e.worker, e.dur) else {
-            continue;
-        };
-        spans.entry((d, w)).or_default().push((e.t, e.t + dur));
-    }
-    let mut edges: BTreeMap<u32, Vec<(f64, i32)>> = BTreeMap::new();
-    for ((d, _), mut iv) in spans {
-        iv.sort_by(|a, b| a.0.total_cmp(&b.0));
-        let e = edges.entry(d).or_default();
-        for (a, b) in crate::report::union(iv) {
-            e.push((a, 1));
-            e.push((b, -1));
-        }
-    }
-    let mut out = BTreeMap::new();
-    for (d, mut e) in edges {
-        e.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
-        let mut pieces = Vec::new();
-        let (mut t, mut level) = (from, 0i32);
-        for (x, step) in e {
-            let x = x.clamp(from, to);
-            if x > t {
-                pieces.push((t, x, level.max(0) as usize));
-                t = x;
-            }
-            level += step;
-        }
-        if to > t {
-            pieces.push((t, to, level.max(0) as usize));
-        }
-        out.insert(d, pieces);
-    }
-    out
+/// A stretch of time on one device with the same GPU workers in the same
+/// stages.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct Piece {
+    pub t0: f64,
+    pub t1: f64,
+    /// GPU workers inside a stage.
+    pub workers: usize,
+    /// Their stages' names, joined by '+'.
+    pub stages: String,
 }
 
-/// Per device: the pieces of `[from, to]` where exactly one GPU worker was
-/// inside a stage, labelled with that worker's stage (in time order).
-pub(crate) fn alone_pieces(
-    timeline: &[Event],
-    from: f64,
-    to: f64,
-) -> BTreeMap<u32, Vec<(f64, f64, String)>> {
+/// Per device: `[from, to]` cut where any GPU worker enters or leaves a
+/// stage, in time order, neighbours with the same workers and stages
+/// merged.
+pub(crate) fn stage_pieces(timeline: &[Event], from: f64, to: f64) -> BTreeMap<u32, Vec<Piece>> {
     // (time, +1 start / -1 end, worker, stage) per device.
     let mut edges: BTreeMap<u32, Vec<(f64, i32, usize, &str)>> = BTreeMap::new();
     for e in timeline.iter().filter(|e| e.kind == EventKind::Stage) {
@@ -258,24 +214,33 @@ pub(crate) fn alone_pieces(
         // Ends before starts at one instant: back-to-back spans do not
         // count as overlapping.
         ev.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+        // Open spans per (worker, stage): one worker's nested spans count once.
         let mut active: BTreeMap<(usize, &str), usize> = BTreeMap::new();
-        let mut pieces: Vec<(f64, f64, String)> = Vec::new();
-        let mut t = f64::NEG_INFINITY;
-        for (x, step, w, n) in ev {
-            let (a, b) = (t.max(from), x.min(to));
-            if b > a {
-                let mut workers: Vec<usize> = active.keys().map(|k| k.0).collect();
-                workers.dedup();
-                if workers.len() == 1 {
-                    let label: Vec<&str> = active.keys().map(|k| k.1).collect();
-                    let label = label.join("+");
-                    match pieces.last_mut() {
-                        Some(p) if p.1 == a && p.2 == label => p.1 = b,
-                        _ => pieces.push((a, b, label)),
-                    }
-                }
+        let mut pieces: Vec<Piece> = Vec::new();
+        let mut t = from;
+        let mut cut = |t0: f64, t1: f64, active: &BTreeMap<(usize, &str), usize>| {
+            if t1 <= t0 {
+                return;
             }
-            t = x;
+            let mut workers: Vec<usize> = active.keys().map(|k| k.0).collect();
+            workers.dedup();
+            let stages = active.keys().map(|k| k.1).collect::<Vec<_>>().join("+");
+            match pieces.last_mut() {
+                Some(p) if p.t1 == t0 && p.workers == workers.len() && p.stages == stages => {
+                    p.t1 = t1
+                }
+                _ => pieces.push(Piece {
+                    t0,
+                    t1,
+                    workers: workers.len(),
+                    stages,
+                }),
+            }
+        };
+        for (x, step, w, n) in ev {
+            let x = x.min(to);
+            cut(t, x, &active);
+            t = t.max(x);
             if step > 0 {
                 *active.entry((w, n)).or_default() += 1;
             } else if let Some(c) = active.get_mut(&(w, n)) {
@@ -285,9 +250,29 @@ pub(crate) fn alone_pieces(
                 }
             }
         }
+        cut(t, to, &active);
         out.insert(d, pieces);
     }
     out
+}
+
+/// Per device: `[from, to]` by how many GPU workers were inside a stage,
+/// as (start, end, workers), neighbours with the same count merged.
+#[cfg(test)]
+fn worker_levels(timeline: &[Event], from: f64, to: f64) -> BTreeMap<u32, Vec<(f64, f64, usize)>> {
+    stage_pieces(timeline, from, to)
+        .into_iter()
+        .map(|(d, pieces)| {
+            let mut v: Vec<(f64, f64, usize)> = Vec::new();
+            for p in pieces {
+                match v.last_mut() {
+                    Some(l) if l.1 == p.t0 && l.2 == p.workers => l.1 = p.t1,
+                    _ => v.push((p.t0, p.t1, p.workers)),
+                }
+            }
+            (d, v)
+        })
+        .collect()
 }
 
 /// The samples clipped to `pieces` (both in time order), for means over
@@ -306,16 +291,17 @@ fn clip(samples: &[(f64, f64, Metrics)], pieces: &[(f64, f64)]) -> Vec<(f64, f64
     clipped
 }
 
-/// Per stage that ran alone in `[from, to]`: its time and what it kept busy.
+/// Per stage that ran alone (one worker in a stage) in `[from, to]`: its
+/// time and what it kept busy.
 pub(crate) fn by_stage(
     samples: &[(f64, f64, Metrics)],
-    pieces: &[(f64, f64, String)],
+    pieces: &[Piece],
     from: f64,
     to: f64,
 ) -> Vec<StageShare> {
     let mut by: BTreeMap<&str, Vec<(f64, f64)>> = BTreeMap::new();
-    for p in pieces {
-        by.entry(p.2.as_str()).or_default().push((p.0, p.1));
+    for p in pieces.iter().filter(|p| p.workers == 1) {
+        by.entry(p.stages.as_str()).or_default().push((p.t0, p.t1));
     }
     let mut out: Vec<StageShare> = by
         .into_iter()
@@ -338,7 +324,7 @@ pub(crate) fn by_stage(
 /// SMs busy while 0, 1 and 2+ workers were in a stage, over `[from, to]`.
 pub(crate) fn by_workers(
     samples: &[(f64, f64, Metrics)],
-    levels: &[(f64, f64, usize)],
+    levels: &[Piece],
     from: f64,
     to: f64,
 ) -> Vec<WorkersShare> {
@@ -347,8 +333,8 @@ pub(crate) fn by_workers(
         .filter_map(|k| {
             let pieces: Vec<(f64, f64)> = levels
                 .iter()
-                .filter(|p| p.2.min(2) == k)
-                .map(|p| (p.0, p.1))
+                .filter(|p| p.workers.min(2) == k)
+                .map(|p| (p.t0, p.t1))
                 .collect();
             let time: f64 = pieces.iter().map(|p| p.1 - p.0).sum();
             // Below a millionth of the window: rounding where spans meet.
@@ -369,8 +355,7 @@ pub(crate) fn by_workers(
 /// The counters of every sampled device over `window`.
 pub(crate) fn counters(timeline: &[Event], window: (f64, f64)) -> Vec<DeviceCounters> {
     let (from, to) = window;
-    let levels = worker_levels(timeline, from, to);
-    let alone = alone_pieces(timeline, from, to);
+    let pieces = stage_pieces(timeline, from, to);
     samples(timeline)
         .into_iter()
         .map(|(device, s)| {
@@ -402,13 +387,13 @@ pub(crate) fn counters(timeline: &[Event], window: (f64, f64)) -> Vec<DeviceCoun
                     .map(|b| (to - from) * b / 100.0 / partitions as f64),
                 by_workers: by_workers(
                     &s,
-                    levels.get(&device).map_or(&[][..], |v| v.as_slice()),
+                    pieces.get(&device).map_or(&[][..], |v| v.as_slice()),
                     from,
                     to,
                 ),
                 by_stage: by_stage(
                     &s,
-                    alone.get(&device).map_or(&[][..], |v| v.as_slice()),
+                    pieces.get(&device).map_or(&[][..], |v| v.as_slice()),
                     from,
                     to,
                 ),
@@ -586,8 +571,12 @@ mod tests {
         );
         // Back-to-back spans of two workers do not overlap.
         let b2b = vec![stage(0.0, 1.0, 0), stage(1.0, 1.0, 1)];
-        let p = &alone_pieces(&b2b, 0.0, 2.0)[&0];
-        assert_eq!(p, &vec![(0.0, 2.0, "msm_h".to_string())]);
+        let p: Vec<(f64, f64, String)> = stage_pieces(&b2b, 0.0, 2.0)[&0]
+            .iter()
+            .filter(|p| p.workers == 1)
+            .map(|p| (p.t0, p.t1, p.stages.clone()))
+            .collect();
+        assert_eq!(p, vec![(0.0, 2.0, "msm_h".to_string())]);
     }
 
     #[test]
