@@ -205,6 +205,11 @@ pub(crate) fn stage_pieces(timeline: &[Event], from: f64, to: f64) -> BTreeMap<u
         else {
             continue;
         };
+        // An empty span covers nothing, and its end would sort before its
+        // start (ends first at one instant) and leave it open for good.
+        if dur <= 0.0 {
+            continue;
+        }
         let v = edges.entry(d).or_default();
         v.push((e.t, 1, w, n));
         v.push((e.t + dur, -1, w, n));
@@ -569,8 +574,9 @@ mod tests {
             (got[1].1 - 0.5).abs() < 1e-9 && got[1].2.abs() < 1e-9,
             "{got:?}"
         );
-        // Back-to-back spans of two workers do not overlap.
-        let b2b = vec![stage(0.0, 1.0, 0), stage(1.0, 1.0, 1)];
+        // Back-to-back spans of two workers do not overlap, and an empty
+        // span (a stage with nothing to do) is no worker in a stage.
+        let b2b = vec![stage(0.0, 1.0, 0), stage(1.0, 1.0, 1), stage(0.5, 0.0, 1)];
         let p: Vec<(f64, f64, String)> = stage_pieces(&b2b, 0.0, 2.0)[&0]
             .iter()
             .filter(|p| p.workers == 1)
