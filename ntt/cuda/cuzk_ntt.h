@@ -25,13 +25,15 @@ extern "C" {
 #define CUZK_NTT_DIT 2u
 #define CUZK_NTT_SCALE_IN 4u
 #define CUZK_NTT_SCALE_OUT 8u
-#define CUZK_NTT_PW_IN 16u /* inputs x[i] ← x[i]·mul[i] − sub[i] (no mul: x[i] − sub[i]) first */
+#define CUZK_NTT_MUL_IN 16u  /* inputs x[i] ← x[i]·mul[i] first */
+#define CUZK_NTT_SUB_OUT 32u /* outputs x[i] ← x[i] − sub[i] last (after any output scaling) */
 
 #define CUZK_NTT_PW_MUL 0
 #define CUZK_NTT_PW_SCALE 2
 
 /* Device: one transform of 2^log_n points in place on `stream`; `mul`
- * (optional) and `sub` (2^log_n elements each) only with CUZK_NTT_PW_IN. */
+ * (with CUZK_NTT_MUL_IN) and `sub` (with CUZK_NTT_SUB_OUT): 2^log_n
+ * elements each, indexed by position like `data`. */
 cuzk_error cuzk_ntt_gpu_run(void *data, uint32_t log_n, uint32_t flags, const void *tw, const void *sc,
                             const void *mul, const void *sub, cuzk_stream stream);
 /* Device: in-place bit-reversal permutation of 2^log_n points. */

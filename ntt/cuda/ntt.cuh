@@ -65,12 +65,15 @@ constexpr uint32_t F_INVERSE = 1;    // ω^−1 everywhere (no 1/n: use a scale 
 constexpr uint32_t F_DIT = 2;        // bit-reversed in, natural out (else DIF)
 constexpr uint32_t F_SCALE_IN = 4;   // multiply inputs by scale(logical index)
 constexpr uint32_t F_SCALE_OUT = 8;  // multiply outputs by scale(logical index)
-// Pointwise on the way in (the H step's a·b − c, fused into the first pass
-// of the inverse transform that follows it): input x at position i becomes
-// x·mul[i] − sub[i] (x − sub[i] without mul), before any input scaling.
-// Saves the two pointwise kernels' 2 × 3 n-element sweeps (≈ 26 GB at
-// 2^27) for two extra reads in a pass that is bound by its products.
-constexpr uint32_t F_PW_IN = 16;
+// Operands fused into a transform (the H step's, twin.rs `h_plan`):
+// F_MUL_IN multiplies input x at position i by mul[i] in the first pass,
+// before any input scaling (a·b read by the last inverse transform: the
+// pointwise kernel's 3 n-element sweeps, ≈ 13 GB at 2^27, become one more
+// read in a pass bound by its products); F_SUB_OUT subtracts sub[i] from
+// output i in the last pass, after any output scaling (c's coefficients,
+// so that c needs one transform instead of two).
+constexpr uint32_t F_MUL_IN = 16;
+constexpr uint32_t F_SUB_OUT = 32;
 
 CUZK_HD CUZK_INLINE uint32_t bitrev(uint32_t x, uint32_t bits) {
     if (bits == 0) return 0;
@@ -134,8 +137,8 @@ struct Ctx {
     fr_t *data;
     const fr_t *tw;
     const fr_t *sc;      // may be null when no F_SCALE_* flag
-    const fr_t *pw_mul;  // F_PW_IN: optional factor
-    const fr_t *pw_sub;  // F_PW_IN: subtrahend (required)
+    const fr_t *mul;  // F_MUL_IN: factors, by position
+    const fr_t *sub;  // F_SUB_OUT: subtrahends, by position
     uint32_t flags;
     Pass ps;
 };
@@ -176,9 +179,13 @@ CUZK_HD CUZK_INLINE bool scales_in(const Ctx &c) {
     bool dit = (c.flags & F_DIT) != 0;
     return (c.flags & F_SCALE_IN) && (dit ? c.ps.last : c.ps.first);
 }
-CUZK_HD CUZK_INLINE bool pointwise_in(const Ctx &c) {
+CUZK_HD CUZK_INLINE bool multiplies_in(const Ctx &c) {
     bool dit = (c.flags & F_DIT) != 0;
-    return (c.flags & F_PW_IN) && (dit ? c.ps.last : c.ps.first);
+    return (c.flags & F_MUL_IN) && (dit ? c.ps.last : c.ps.first);
+}
+CUZK_HD CUZK_INLINE bool subtracts_out(const Ctx &c) {
+    bool dit = (c.flags & F_DIT) != 0;
+    return (c.flags & F_SUB_OUT) && (dit ? c.ps.first : c.ps.last);
 }
 CUZK_HD CUZK_INLINE bool scales_out(const Ctx &c) {
     bool dit = (c.flags & F_DIT) != 0;
@@ -196,10 +203,10 @@ CUZK_HD CUZK_INLINE size_t logical(const Ctx &c, size_t pos, bool input) {
 // Thread `tid` of block `block` loads its elements into `smem`.
 // Element e of the block: sub-transform e mod 2^q, slot e >> q; consecutive
 // threads read consecutive i0 (adjacent addresses) wherever q > 0.
-// kPwIn = pointwise_in(c), a separate instantiation: with the pointwise
+// kMulIn = multiplies_in(c), a separate instantiation: with the pointwise
 // code in the one pass kernel every transform measured 5.6 % slower on the
 // H200 (2^27: 94.3 against 89.3 ms), for the one pass that needs it.
-template <bool kPwIn>
+template <bool kMulIn>
 CUZK_HD inline void pass_load(const Ctx &c, size_t block, uint32_t tid, fr_t *smem) {
     const Pass &ps = c.ps;
     uint32_t C = 1u << ps.q, T = block_threads(ps), E = thread_elems(ps);
@@ -209,10 +216,7 @@ CUZK_HD inline void pass_load(const Ctx &c, size_t block, uint32_t tid, fr_t *sm
         size_t i0;
         size_t pos = position(ps, block * C + (e & (C - 1)), e >> ps.q, &i0);
         fr_t x = c.data[pos];
-        if (kPwIn) {
-            if (c.pw_mul) x = x * c.pw_mul[pos];
-            x = x - c.pw_sub[pos];
-        }
+        if (kMulIn) x = x * c.mul[pos];
         if (scales_in(c)) x = x * scale_at(c.sc, logical(c, pos, true));
         if (dit && !ps.last) fused_twiddle(c, x, i0, e >> ps.q);
         smem[e] = x;
@@ -306,6 +310,8 @@ CUZK_HD inline void pass_step(const Ctx &c, uint32_t l, uint32_t levels, uint32_
     smem[i0 + dh + dq] = x3;
 }
 
+// kSubOut = subtracts_out(c), its own instantiation like kMulIn.
+template <bool kSubOut>
 CUZK_HD inline void pass_store(const Ctx &c, size_t block, uint32_t tid, const fr_t *smem) {
     const Pass &ps = c.ps;
     uint32_t C = 1u << ps.q, T = block_threads(ps), E = thread_elems(ps);
@@ -317,6 +323,7 @@ CUZK_HD inline void pass_store(const Ctx &c, size_t block, uint32_t tid, const f
         fr_t x = smem[e];
         if (!dit && !ps.last) fused_twiddle(c, x, i0, e >> ps.q);
         if (scales_out(c)) x = x * scale_at(c.sc, logical(c, pos, false));
+        if (kSubOut) x = x - c.sub[pos];
         c.data[pos] = x;
     }
 }
@@ -327,7 +334,7 @@ CUZK_HD CUZK_INLINE uint32_t exec_index(const Plan &pl, uint32_t step, uint32_t 
 }
 
 // Pointwise operations (the H step's a·b when b's buffer must be reused
-// before the fused F_PW_IN pass).
+// before the F_MUL_IN pass could read it).
 constexpr int32_t PW_MUL = 0;    // a ← a·b
 constexpr int32_t PW_SCALE = 2;  // a ← a·k
 
@@ -338,25 +345,24 @@ CUZK_HD CUZK_INLINE void pointwise(int32_t op, fr_t &a, const fr_t *b, const fr_
         a = a * k;
 }
 
-CUZK_HD CUZK_INLINE bool valid_flags(uint32_t flags) { return flags < 32; }
+CUZK_HD CUZK_INLINE bool valid_flags(uint32_t flags) { return flags < 64; }
 
-// The whole transform of one point (log n = 0): the pointwise input, then
-// each scale flag's factor for index 0.
+// The whole transform of one point (log n = 0): the fused factor, each
+// scale flag's factor for index 0, the fused subtrahend.
 CUZK_HD inline void single_point(fr_t &x, uint32_t flags, const fr_t *sc, const fr_t *mul, const fr_t *sub) {
-    if (flags & F_PW_IN) {
-        if (mul) x = x * mul[0];
-        x = x - sub[0];
-    }
+    if (flags & F_MUL_IN) x = x * mul[0];
     if (flags & F_SCALE_IN) x = x * scale_at(sc, 0);
     if (flags & F_SCALE_OUT) x = x * scale_at(sc, 0);
+    if (flags & F_SUB_OUT) x = x - sub[0];
 }
 
 // Argument check shared by the device and host entry points.
 CUZK_HD inline bool run_args_ok(const void *data, uint32_t log_n, uint32_t flags, const void *tw, const void *sc,
-                                const void *sub) {
+                                const void *mul, const void *sub) {
     if (!data || !tw || log_n > MAX_LOG || !valid_flags(flags)) return false;
     if ((flags & (F_SCALE_IN | F_SCALE_OUT)) && !sc) return false;
-    return !(flags & F_PW_IN) || sub;
+    if ((flags & F_MUL_IN) && !mul) return false;
+    return !(flags & F_SUB_OUT) || sub;
 }
 
 }  // namespace ntt

@@ -15,7 +15,7 @@ extern "C" {
 
 cuzk_error cuzk_ntt_host_run(void *data, uint32_t log_n, uint32_t flags, const void *tw, const void *sc,
                              const void *mul, const void *sub) {
-    if (!run_args_ok(data, log_n, flags, tw, sc, sub)) return invalid("transform arguments");
+    if (!run_args_ok(data, log_n, flags, tw, sc, mul, sub)) return invalid("transform arguments");
     return guard([&] {
         fr_t *d = static_cast<fr_t *>(data);
         const fr_t *t = static_cast<const fr_t *>(tw);
@@ -32,9 +32,9 @@ cuzk_error cuzk_ntt_host_run(void *data, uint32_t log_n, uint32_t flags, const v
             Ctx c{d, t, s, m, u, flags, pl.pass[exec_index(pl, step, flags)]};
             uint32_t threads = block_threads(c.ps);
             for (size_t b = 0; b < grid_blocks(c.ps); b++) {
-                const bool pw = pointwise_in(c);
+                const bool mul_in = multiplies_in(c), sub_out = subtracts_out(c);
                 for (uint32_t i = 0; i < threads; i++) {
-                    if (pw)
+                    if (mul_in)
                         pass_load<true>(c, b, i, smem.data());
                     else
                         pass_load<false>(c, b, i, smem.data());
@@ -44,7 +44,12 @@ cuzk_error cuzk_ntt_host_run(void *data, uint32_t log_n, uint32_t flags, const v
                     for (uint32_t i = 0; i < threads; i++) pass_step(c, l, levels, i, smem.data());
                     l += levels;
                 }
-                for (uint32_t i = 0; i < threads; i++) pass_store(c, b, i, smem.data());
+                for (uint32_t i = 0; i < threads; i++) {
+                    if (sub_out)
+                        pass_store<true>(c, b, i, smem.data());
+                    else
+                        pass_store<false>(c, b, i, smem.data());
+                }
             }
         }
         return ok();

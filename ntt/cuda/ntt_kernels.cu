@@ -12,14 +12,15 @@ namespace {
 
 // One block = 2^q sub-transforms of 2^p points in shared memory (≤ 32 KiB),
 // 2^(p+q−2) threads, one radix-4 group (two levels) each per step.
-// kPwIn: the pass that reads the pointwise input (its own instantiation).
-template <bool kPwIn>
+// kMulIn / kSubOut: the pass that reads the fused factors / subtrahends
+// (their own instantiations, see ntt.cuh).
+template <bool kMulIn, bool kSubOut>
 __global__ void __launch_bounds__(INNER / 4) pass_kernel(Ctx c) {
     extern __shared__ uint4 smem_raw[];
     fr_t *smem = reinterpret_cast<fr_t *>(smem_raw);
     size_t block = blockIdx.x;
     uint32_t tid = threadIdx.x;
-    pass_load<kPwIn>(c, block, tid, smem);
+    pass_load<kMulIn>(c, block, tid, smem);
     __syncthreads();
     for (uint32_t l = 0; l < c.ps.p;) {
         uint32_t levels = step_levels(c, l);
@@ -27,7 +28,7 @@ __global__ void __launch_bounds__(INNER / 4) pass_kernel(Ctx c) {
         __syncthreads();
         l += levels;
     }
-    pass_store(c, block, tid, smem);
+    pass_store<kSubOut>(c, block, tid, smem);
 }
 
 __global__ void single_point_kernel(fr_t *d, uint32_t flags, const fr_t *sc, const fr_t *mul, const fr_t *sub) {
@@ -60,8 +61,8 @@ extern "C" {
 cuzk_error cuzk_ntt_gpu_run(void *data, uint32_t log_n, uint32_t flags, const void *tw, const void *sc,
                             const void *mul, const void *sub, cuzk_stream stream) {
     return guard([&] {
-        if (!run_args_ok(data, log_n, flags, tw, sc, sub))
-            return invalid("ntt: bad arguments (a scale flag needs a table, F_PW_IN a subtrahend)");
+        if (!run_args_ok(data, log_n, flags, tw, sc, mul, sub))
+            return invalid("ntt: bad arguments (a scale flag needs a table, F_MUL_IN factors, F_SUB_OUT subtrahends)");
         cudaStream_t s = static_cast<cudaStream_t>(stream);
         fr_t *d = static_cast<fr_t *>(data);
         const fr_t *t = static_cast<const fr_t *>(tw);
@@ -69,7 +70,7 @@ cuzk_error cuzk_ntt_gpu_run(void *data, uint32_t log_n, uint32_t flags, const vo
         const fr_t *m = static_cast<const fr_t *>(mul);
         const fr_t *u = static_cast<const fr_t *>(sub);
         if (log_n == 0) {
-            if (!(flags & (F_SCALE_IN | F_SCALE_OUT | F_PW_IN))) return ok();
+            if (!(flags & (F_SCALE_IN | F_SCALE_OUT | F_MUL_IN | F_SUB_OUT))) return ok();
             single_point_kernel<<<1, 1, 0, s>>>(d, flags, k, m, u);
             return after_launch();
         }
@@ -77,10 +78,16 @@ cuzk_error cuzk_ntt_gpu_run(void *data, uint32_t log_n, uint32_t flags, const vo
         for (uint32_t step = 0; step < pl.count; step++) {
             Ctx c{d, t, k, m, u, flags, pl.pass[exec_index(pl, step, flags)]};
             size_t smem = size_t(block_elems(c.ps)) * sizeof(fr_t);
-            if (pointwise_in(c))
-                pass_kernel<true><<<(unsigned)grid_blocks(c.ps), block_threads(c.ps), smem, s>>>(c);
+            const unsigned grid = (unsigned)grid_blocks(c.ps), threads = block_threads(c.ps);
+            const bool mul_in = multiplies_in(c), sub_out = subtracts_out(c);
+            if (mul_in && sub_out)
+                pass_kernel<true, true><<<grid, threads, smem, s>>>(c);
+            else if (mul_in)
+                pass_kernel<true, false><<<grid, threads, smem, s>>>(c);
+            else if (sub_out)
+                pass_kernel<false, true><<<grid, threads, smem, s>>>(c);
             else
-                pass_kernel<false><<<(unsigned)grid_blocks(c.ps), block_threads(c.ps), smem, s>>>(c);
+                pass_kernel<false, false><<<grid, threads, smem, s>>>(c);
             cuzk_error e = after_launch();
             if (e.code != 0) return e;
         }

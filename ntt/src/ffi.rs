@@ -46,50 +46,65 @@ fn scale_ptr(sc: Option<&[Fr]>) -> Result<*const c_void, NttError> {
     }
 }
 
-/// The pointwise input of a transform (`F_PW_IN`): `x[i] ← x[i]·mul[i] −
-/// sub[i]` (without `mul`: `x[i] − sub[i]`) before the first pass.
+/// Operands fused into a transform: `mul` multiplies input `i` in the
+/// first pass (`F_MUL_IN`), `sub` is subtracted from output `i` in the last
+/// (`F_SUB_OUT`, after any output scaling); both indexed by position, as
+/// long as the data. [`Fused::NONE`]: a plain transform.
 #[derive(Debug)]
-pub struct PwIn<'a, B: ?Sized> {
-    /// Optional factor, as long as the data.
+pub struct Fused<'a, B: ?Sized> {
+    /// Factors for the inputs.
     pub mul: Option<&'a B>,
-    /// Subtrahend, as long as the data.
-    pub sub: &'a B,
+    /// Subtrahends for the outputs.
+    pub sub: Option<&'a B>,
+}
+
+impl<B: ?Sized> Fused<'_, B> {
+    /// No fused operands.
+    pub const NONE: Self = Fused {
+        mul: None,
+        sub: None,
+    };
 }
 
 // Two shared references: copyable whatever B is (derive would ask B: Copy).
-impl<B: ?Sized> Clone for PwIn<'_, B> {
+impl<B: ?Sized> Clone for Fused<'_, B> {
     fn clone(&self) -> Self {
         *self
     }
 }
-impl<B: ?Sized> Copy for PwIn<'_, B> {}
+impl<B: ?Sized> Copy for Fused<'_, B> {}
 
-/// `flags` with `F_PW_IN` set exactly when a pointwise input is given.
-pub(crate) fn pw_flags(flags: u32, pw: bool) -> u32 {
-    const F_PW_IN: u32 = 16;
-    if pw {
-        flags | F_PW_IN
-    } else {
-        flags & !F_PW_IN
-    }
+/// `flags` with `F_MUL_IN` / `F_SUB_OUT` set exactly when their operand is
+/// given.
+pub(crate) fn fused_flags(flags: u32, mul: bool, sub: bool) -> u32 {
+    let set = |f: u32, bit: u32, on: bool| if on { f | bit } else { f & !bit };
+    set(
+        set(flags, sys::CUZK_NTT_MUL_IN, mul),
+        sys::CUZK_NTT_SUB_OUT,
+        sub,
+    )
 }
 
-/// A pointwise input's operands must be as long as the data.
-pub(crate) fn check_pw_lens(len: usize, mul: Option<usize>, sub: usize) -> Result<(), NttError> {
-    match mul.into_iter().chain([sub]).find(|&l| l != len) {
+/// Fused operands must be as long as the data.
+pub(crate) fn check_fused_lens(
+    len: usize,
+    mul: Option<usize>,
+    sub: Option<usize>,
+) -> Result<(), NttError> {
+    match mul.into_iter().chain(sub).find(|&l| l != len) {
         Some(got) => Err(NttError::LengthMismatch { expected: len, got }),
         None => Ok(()),
     }
 }
 
 /// The host twin of one device transform (`flags` as in `cuzk_ntt.h`, with
-/// `F_PW_IN` set exactly when `pw` is given).
+/// `F_MUL_IN` / `F_SUB_OUT` set exactly when `fused` gives their operand).
 pub(crate) fn host_run(
     data: &mut [Fr],
     flags: u32,
     tw: &[Fr],
     sc: Option<&[Fr]>,
-    pw: Option<PwIn<'_, [Fr]>>,
+    fused: Fused<'_, [Fr]>,
 ) -> Result<(), NttError> {
     let log_n = log2_exact(data.len())?;
     if tw.len() != TW_LEN {
@@ -99,17 +114,13 @@ pub(crate) fn host_run(
         });
     }
     let sp = scale_ptr(sc)?;
-    let (mp, up) = match pw {
-        None => (std::ptr::null(), std::ptr::null()),
-        Some(p) => {
-            check_pw_lens(data.len(), p.mul.map(<[Fr]>::len), p.sub.len())?;
-            (
-                p.mul
-                    .map_or(std::ptr::null(), |m| m.as_ptr().cast::<c_void>()),
-                p.sub.as_ptr().cast::<c_void>(),
-            )
-        }
-    };
+    check_fused_lens(
+        data.len(),
+        fused.mul.map(<[Fr]>::len),
+        fused.sub.map(<[Fr]>::len),
+    )?;
+    let ptr = |o: Option<&[Fr]>| o.map_or(std::ptr::null(), |v| v.as_ptr().cast::<c_void>());
+    let (mp, up) = (ptr(fused.mul), ptr(fused.sub));
     // SAFETY: data holds 2^log_n Fr (checked), tw TW_LEN and sc SC_LEN (or
     // null, which the C side rejects when a scale flag asks for it), mul
     // and sub (when given) data.len() each (checked); Fr is blst_fr, the
@@ -118,7 +129,7 @@ pub(crate) fn host_run(
         sys::cuzk_ntt_host_run(
             data.as_mut_ptr().cast(),
             log_n,
-            pw_flags(flags, pw.is_some()),
+            fused_flags(flags, fused.mul.is_some(), fused.sub.is_some()),
             tw.as_ptr().cast(),
             sp,
             mp,
@@ -180,7 +191,7 @@ pub(crate) mod device {
         stream.device().bind().map_err(NttError::Gpu)
     }
 
-    /// Enqueues one transform on `stream` (with `pw`, its pointwise input).
+    /// Enqueues one transform on `stream`, with the `fused` operands.
     /// The buffers' lengths are checked; all device work on them is ordered
     /// by `stream`.
     pub(crate) fn run(
@@ -189,21 +200,21 @@ pub(crate) mod device {
         flags: u32,
         tw: &DeviceBuffer<Fr>,
         sc: Option<&DeviceBuffer<Fr>>,
-        pw: Option<PwIn<'_, DeviceBuffer<Fr>>>,
+        fused: Fused<'_, DeviceBuffer<Fr>>,
     ) -> Result<(), NttError> {
         let log_n = log2_exact(data.len())?;
         bind(stream)?;
         if tw.len() != TW_LEN || sc.is_some_and(|s| s.len() != SC_LEN) {
             return Err(NttError::Twin("device tables of the wrong length"));
         }
-        if let Some(p) = pw {
-            check_pw_lens(data.len(), p.mul.map(DeviceBuffer::len), p.sub.len())?;
-        }
+        check_fused_lens(
+            data.len(),
+            fused.mul.map(DeviceBuffer::len),
+            fused.sub.map(DeviceBuffer::len),
+        )?;
         let sp = sc.map_or(std::ptr::null(), |s| s.as_ptr());
-        let mp = pw
-            .and_then(|p| p.mul)
-            .map_or(std::ptr::null(), |m| m.as_ptr());
-        let up = pw.map_or(std::ptr::null(), |p| p.sub.as_ptr());
+        let ptr = |o: Option<&DeviceBuffer<Fr>>| o.map_or(std::ptr::null(), |v| v.as_ptr());
+        let (mp, up) = (ptr(fused.mul), ptr(fused.sub));
         // SAFETY: device pointers of live buffers with the lengths the
         // kernels index (2^log_n, TW_LEN, SC_LEN, and 2^log_n for mul and
         // sub, checked); the launch is ordered on `stream`, and the buffers
@@ -212,7 +223,7 @@ pub(crate) mod device {
             sys::cuzk_ntt_gpu_run(
                 data.as_mut_ptr(),
                 log_n,
-                pw_flags(flags, pw.is_some()),
+                fused_flags(flags, fused.mul.is_some(), fused.sub.is_some()),
                 tw.as_ptr(),
                 sp,
                 mp,

@@ -15,7 +15,7 @@
 //! the caller's three buffers (12 GiB) and allocates nothing.
 
 use crate::ffi::device;
-use crate::twin::{self, HPlan, Kind, Order, PwIn, Step, PW_MUL};
+use crate::twin::{self, Fused, HPlan, Kind, Order, Step, PW_MUL};
 use crate::{NttError, MAX_LOG_SIZE};
 use cuzk_field::{Field, Fr, PrimeField};
 use cuzk_gpu::{BufferPool, Device, DeviceBuffer, Event, Stream};
@@ -35,7 +35,8 @@ const SCALE_CACHE: usize = 64;
 pub struct HStepProfile {
     /// Copying a, b and c to the device (zero-padded to the domain).
     pub upload: Duration,
-    /// The seven transforms and two pointwise products.
+    /// The six transforms (the product a·b fused into the last, or one
+    /// pointwise product where the lean path must reuse b's buffer).
     pub transforms: Duration,
 }
 
@@ -176,16 +177,16 @@ impl GpuNtt {
         data: &mut DeviceBuffer<Fr>,
         step: &Step,
     ) -> Result<(), NttError> {
-        self.step_pw(stream, data, step, None)
+        self.step_fused(stream, data, step, Fused::NONE)
     }
 
-    /// [`GpuNtt::step`] with a pointwise input for a transform step.
-    fn step_pw(
+    /// [`GpuNtt::step`] with fused operands for a transform step.
+    fn step_fused(
         &self,
         stream: &Stream,
         data: &mut DeviceBuffer<Fr>,
         step: &Step,
-        pw: Option<PwIn<'_, DeviceBuffer<Fr>>>,
+        fused: Fused<'_, DeviceBuffer<Fr>>,
     ) -> Result<(), NttError> {
         match step {
             Step::Run { flags, scale } => {
@@ -193,27 +194,29 @@ impl GpuNtt {
                     Some((s, k)) => Some(self.scale(stream, *s, *k)?),
                     None => None,
                 };
-                device::run(stream, data, *flags, &self.tw, sc.as_deref(), pw)
+                device::run(stream, data, *flags, &self.tw, sc.as_deref(), fused)
             }
-            Step::Bitrev if pw.is_some() => {
-                Err(NttError::Twin("a pointwise input needs a transform"))
+            Step::Bitrev if fused.mul.is_some() || fused.sub.is_some() => {
+                Err(NttError::Twin("fused operands need a transform"))
             }
             Step::Bitrev => device::bitrev(stream, data),
         }
     }
 
     /// The plan's last two steps on `x`: the inverse transform reading
-    /// `x·mul − sub` (fused into its first pass), then the bit reversal.
+    /// `x·mul` (fused into its first pass; `x` alone when the product is
+    /// already there) and subtracting `c` (c's result, [`HPlan::c_coeffs`])
+    /// from its output, then the bit reversal.
     fn back(
         &self,
         stream: &Stream,
         plan: &HPlan,
         x: &mut DeviceBuffer<Fr>,
         mul: Option<&DeviceBuffer<Fr>>,
-        sub: &DeviceBuffer<Fr>,
+        c: &DeviceBuffer<Fr>,
     ) -> Result<(), NttError> {
         let [first, rest] = &plan.back;
-        self.step_pw(stream, x, first, Some(PwIn { mul, sub }))?;
+        self.step_fused(stream, x, first, Fused { mul, sub: Some(c) })?;
         self.step(stream, x, rest)
     }
 
@@ -298,11 +301,12 @@ impl GpuNtt {
             });
         }
         let plan = Self::plan_for(a.len())?;
-        for v in [&mut *a, &mut *b, &mut *c] {
+        for v in [&mut *a, &mut *b] {
             for s in &plan.to_coset {
                 self.step(stream, v, s)?;
             }
         }
+        self.step(stream, c, &plan.c_coeffs)?;
         self.back(stream, &plan, a, Some(b), c)
     }
 
@@ -494,7 +498,7 @@ impl GpuNtt {
     /// the inputs written by `fill(i, buffer)` (i = 0: a, 1: b, 2: c; each
     /// enqueues on `stream` the whole vector, zero-padded to `n`): a and b
     /// are filled and taken to the coset, multiplied, then c takes b's
-    /// buffer. Returns the buffer holding all `n` coefficients of h (see
+    /// buffer for its one transform. Returns the buffer holding all `n` coefficients of h (see
     /// [`GpuNtt::h_step_device`]); the other goes back to the pool. For a
     /// device memory limit the three-buffer paths would exceed (8 GiB at
     /// 2^27 instead of 12). Enqueued on `stream`; returns before the
@@ -518,9 +522,7 @@ impl GpuNtt {
         device::pointwise(stream, PW_MUL, &mut x, Some(&y), Fr::ONE).map_err(E::from)?;
         // Stream order puts c's writes after the product has read y.
         fill(2, &mut y)?;
-        for s in &plan.to_coset {
-            self.step(stream, &mut y, s)?;
-        }
+        self.step(stream, &mut y, &plan.c_coeffs)?;
         self.back(stream, &plan, &mut x, None, &y)?;
         self.pool.put(y, stream);
         Ok(x)
@@ -562,8 +564,12 @@ impl GpuNtt {
             }
             st.ready[i].record(copy).map_err(gpu)?;
             stream.wait(&st.ready[i]).map_err(gpu)?;
-            for s in &plan.to_coset {
-                self.step(stream, buf, s)?;
+            if i == 2 {
+                self.step(stream, buf, &plan.c_coeffs)?;
+            } else {
+                for s in &plan.to_coset {
+                    self.step(stream, buf, s)?;
+                }
             }
         }
         let z = bufs.pop().expect("three buffers");

@@ -6,7 +6,8 @@ pub const CUZK_NTT_INVERSE: u32 = 1;
 pub const CUZK_NTT_DIT: u32 = 2;
 pub const CUZK_NTT_SCALE_IN: u32 = 4;
 pub const CUZK_NTT_SCALE_OUT: u32 = 8;
-pub const CUZK_NTT_PW_IN: u32 = 16;
+pub const CUZK_NTT_MUL_IN: u32 = 16;
+pub const CUZK_NTT_SUB_OUT: u32 = 32;
 pub const CUZK_NTT_PW_MUL: u32 = 0;
 pub const CUZK_NTT_PW_SCALE: u32 = 2;
 extern "C" {

@@ -9,7 +9,7 @@
 //! and about as slow as a naive radix-2 transform).
 #![doc(hidden)]
 
-pub use crate::ffi::PwIn;
+pub use crate::ffi::Fused;
 use crate::ffi::{self, SC_LEN, TW_LEN};
 use crate::{coset_generator, root_of_unity, NttError, MAX_LOG_SIZE};
 use cuzk_field::{Field, Fr};
@@ -28,9 +28,12 @@ pub const F_DIT: u32 = 2;
 pub const F_SCALE_IN: u32 = 4;
 /// Multiply outputs likewise.
 pub const F_SCALE_OUT: u32 = 8;
-/// Pointwise input: `x[i] ← x[i]·mul[i] − sub[i]` before the first pass
-/// (set by the entry points exactly when operands are given).
-pub const F_PW_IN: u32 = 16;
+/// Fused factor: input `x[i] ← x[i]·mul[i]` in the first pass (set by the
+/// entry points exactly when [`Fused::mul`] is given).
+pub const F_MUL_IN: u32 = 16;
+/// Fused subtrahend: output `x[i] ← x[i] − sub[i]` in the last pass, after
+/// any output scaling (set exactly when [`Fused::sub`] is given).
+pub const F_SUB_OUT: u32 = 32;
 /// `a ← a·b`.
 pub const PW_MUL: i32 = 0;
 /// `a ← a·k`.
@@ -178,18 +181,29 @@ pub fn steps(kind: Kind, log_n: u32, input: Order, output: Order) -> Result<Vec<
 }
 
 /// The launches of the Groth16 H step on three padded vectors `a`, `b`, `c`
-/// of `2^log_n` points (what both the device and the twin run):
-/// per vector, inverse DIF with the output scaled by `g^j/n` (bit-reversed
-/// coefficients of the coset polynomial) then forward DIT (natural coset
-/// evaluations); then inverse DIF whose first pass reads `a·b − c`
-/// (`F_PW_IN`, operands b and c) and whose output is scaled by
-/// `g^−j/(n·(g^n − 1))`; bit reversal. No permutation before the last step.
+/// of `2^log_n` points (what both the device and the twin run). With `A`,
+/// `B` the coset evaluations of a and b, `Z = g^n − 1` and `icoset` the
+/// inverse coset transform, `h = (icoset(A·B) − icoset(C))/Z`, and
+/// `icoset(C)` is c's own coefficients (c has degree < n): so c needs only
+/// its inverse transform, not the two transforms of a and b (6 transforms
+/// instead of 7; the results are the same field elements).
+/// - a, b: [`HPlan::to_coset`]: inverse DIF with the output scaled by
+///   `g^j/n` (bit-reversed coefficients of the coset polynomial), then
+///   forward DIT (natural coset evaluations);
+/// - c: [`HPlan::c_coeffs`]: inverse DIF with the output scaled by
+///   `1/(n·Z)` (bit-reversed coefficients of `c/Z`);
+/// - [`HPlan::back`]: inverse DIF whose first pass reads `A·B` (`F_MUL_IN`,
+///   operand b), whose output is scaled by `g^−j/(n·Z)` and then has c's
+///   result subtracted (`F_SUB_OUT`, the same bit-reversed positions);
+///   bit reversal. No permutation before the last step.
 #[derive(Debug, Clone)]
 pub struct HPlan {
-    /// The per-vector steps (into coset evaluations).
+    /// The steps of a and b into coset evaluations.
     pub to_coset: [Step; 2],
-    /// The steps from the coset evaluations to `h` in natural order; the
-    /// first takes `a·b − c` as its pointwise input.
+    /// The step of c into the bit-reversed coefficients of `c/Z`.
+    pub c_coeffs: Step,
+    /// The steps from `A`, `B` and c's result to `h` in natural order; the
+    /// first takes `mul` and `sub` as its fused operands.
     pub back: [Step; 2],
 }
 
@@ -203,8 +217,8 @@ pub fn h_plan(log_n: u32) -> Result<HPlan, NttError> {
     }
     let g = coset_generator();
     let n_inv = Fr::from(1u64 << log_n).invert().unwrap_or(Fr::ONE);
-    // 1/Z on the coset (Z = g^n − 1), folded into the last transform's
-    // output scaling: iFFT((a·b − c)/Z) = iFFT(a·b − c)/Z.
+    // 1/Z on the coset, folded into the output scalings of c's transform and
+    // of the last one: icoset((A·B − C)/Z) = (icoset(A·B) − icoset(C))/Z.
     let z_inv = (g.pow_vartime([1u64 << log_n]) - Fr::ONE)
         .invert()
         .unwrap_or(Fr::ZERO);
@@ -220,6 +234,10 @@ pub fn h_plan(log_n: u32) -> Result<HPlan, NttError> {
                 scale: None,
             },
         ],
+        c_coeffs: Step::Run {
+            flags: F_INVERSE | F_SCALE_OUT,
+            scale: Some((Fr::ONE, n_inv * z_inv)),
+        },
         back: [
             Step::Run {
                 flags: F_INVERSE | F_SCALE_OUT,
@@ -230,13 +248,15 @@ pub fn h_plan(log_n: u32) -> Result<HPlan, NttError> {
     })
 }
 
-fn host_step(data: &mut [Fr], step: &Step, pw: Option<PwIn<'_, [Fr]>>) -> Result<(), NttError> {
+fn host_step(data: &mut [Fr], step: &Step, fused: Fused<'_, [Fr]>) -> Result<(), NttError> {
     match step {
         Step::Run { flags, scale } => {
             let sc = scale.map(|(s, k)| scale_table(s, k));
-            ffi::host_run(data, *flags, twiddle_table(), sc.as_deref(), pw)
+            ffi::host_run(data, *flags, twiddle_table(), sc.as_deref(), fused)
         }
-        Step::Bitrev if pw.is_some() => Err(NttError::Twin("a pointwise input needs a transform")),
+        Step::Bitrev if fused.mul.is_some() || fused.sub.is_some() => {
+            Err(NttError::Twin("fused operands need a transform"))
+        }
         Step::Bitrev => ffi::host_bitrev(data),
     }
 }
@@ -252,7 +272,7 @@ pub fn host_transform(
         return Err(NttError::NotPowerOfTwo(data.len()));
     }
     for s in steps(kind, data.len().trailing_zeros(), input, output)? {
-        host_step(data, &s, None)?;
+        host_step(data, &s, Fused::NONE)?;
     }
     Ok(())
 }
@@ -262,9 +282,9 @@ pub fn host_run(
     data: &mut [Fr],
     flags: u32,
     scale: Option<&[Fr]>,
-    pw: Option<PwIn<'_, [Fr]>>,
+    fused: Fused<'_, [Fr]>,
 ) -> Result<(), NttError> {
-    ffi::host_run(data, flags, twiddle_table(), scale, pw)
+    ffi::host_run(data, flags, twiddle_table(), scale, fused)
 }
 
 /// The host twin of the pointwise kernel.
@@ -293,16 +313,19 @@ pub fn host_h_step(mut a: Vec<Fr>, mut b: Vec<Fr>, mut c: Vec<Fr>) -> Result<Vec
     let plan = h_plan(n.trailing_zeros())?;
     for v in [&mut a, &mut b, &mut c] {
         v.resize(n, Fr::ZERO);
+    }
+    for v in [&mut a, &mut b] {
         for s in &plan.to_coset {
-            host_step(v, s, None)?;
+            host_step(v, s, Fused::NONE)?;
         }
     }
+    host_step(&mut c, &plan.c_coeffs, Fused::NONE)?;
     let [first, rest] = &plan.back;
-    let pw = PwIn {
+    let fused = Fused {
         mul: Some(&b[..]),
-        sub: &c[..],
+        sub: Some(&c[..]),
     };
-    host_step(&mut a, first, Some(pw))?;
-    host_step(&mut a, rest, None)?;
+    host_step(&mut a, first, fused)?;
+    host_step(&mut a, rest, Fused::NONE)?;
     Ok(a)
 }

@@ -11,8 +11,8 @@ mod common;
 use common::*;
 use cuzk_field::{random_vec, Field, Fr, PrimeField};
 use cuzk_ntt::twin::{
-    self, host_h_step, host_pointwise, host_run, host_transform, scale_table, twiddle_table, Kind,
-    Order, PwIn, F_DIT, F_INVERSE, F_SCALE_IN, F_SCALE_OUT, PW_MUL, PW_SCALE,
+    self, host_h_step, host_pointwise, host_run, host_transform, scale_table, twiddle_table, Fused,
+    Kind, Order, F_DIT, F_INVERSE, F_SCALE_IN, F_SCALE_OUT, PW_MUL, PW_SCALE,
 };
 use cuzk_ntt::{root_of_unity, Domain, NttError};
 use proptest::prelude::*;
@@ -215,16 +215,16 @@ fn bad_arguments_are_errors() {
     );
     let mut v = vec![Fr::ONE; 4];
     assert!(matches!(
-        host_run(&mut v, F_SCALE_IN, None, None),
+        host_run(&mut v, F_SCALE_IN, None, Fused::NONE),
         Err(NttError::Twin(_))
     ));
     assert!(matches!(
-        host_run(&mut v, 99, None, None),
+        host_run(&mut v, 99, None, Fused::NONE),
         Err(NttError::Twin(_))
     ));
     let short = vec![Fr::ONE; 5];
     assert!(matches!(
-        host_run(&mut v, F_SCALE_IN, Some(&short), None),
+        host_run(&mut v, F_SCALE_IN, Some(&short), Fused::NONE),
         Err(NttError::LengthMismatch { .. })
     ));
     assert!(matches!(
@@ -258,11 +258,12 @@ fn pointwise_ops() {
     assert!(v.iter().zip(&a).all(|(v, a)| *v == *a * k));
 }
 
-/// The fused pointwise input (`F_PW_IN`) equals the pointwise step followed
-/// by the plain transform, in every direction and at every size class
-/// (one point, one pass, several passes).
+/// The fused operands (`F_MUL_IN`, `F_SUB_OUT`) equal the pointwise
+/// product, the plain transform and the pointwise difference run one after
+/// the other, in every direction and at every size class (one point, one
+/// pass, several passes), alone and together.
 #[test]
-fn pointwise_input_is_fused_exactly() {
+fn fused_operands_equal_the_separate_steps() {
     let mut r = rng(4);
     let sc = scale_table(Fr::random(&mut r), Fr::random(&mut r));
     for log_n in [0u32, 1, 2, 5, 11, 13] {
@@ -273,28 +274,45 @@ fn pointwise_input_is_fused_exactly() {
             random_vec(n, &mut r),
         );
         for flags in [0, F_DIT, F_INVERSE | F_SCALE_OUT, F_DIT | F_SCALE_IN] {
-            for mul in [Some(&b[..]), None] {
-                let mut want: Vec<Fr> = (0..n)
-                    .map(|i| mul.map_or(x[i], |m| x[i] * m[i]) - c[i])
-                    .collect();
-                host_run(&mut want, flags, Some(&sc), None).unwrap();
+            for (mul, sub) in [
+                (Some(&b[..]), Some(&c[..])),
+                (Some(&b[..]), None),
+                (None, Some(&c[..])),
+            ] {
+                let mut want: Vec<Fr> = (0..n).map(|i| mul.map_or(x[i], |m| x[i] * m[i])).collect();
+                host_run(&mut want, flags, Some(&sc), Fused::NONE).unwrap();
+                if let Some(sub) = sub {
+                    want.iter_mut().zip(sub).for_each(|(w, s)| *w -= s);
+                }
                 let mut got = x.clone();
-                let pw = PwIn { mul, sub: &c[..] };
-                host_run(&mut got, flags, Some(&sc), Some(pw)).unwrap();
-                assert_eq!(got, want, "2^{log_n} flags {flags} mul {}", mul.is_some());
+                host_run(&mut got, flags, Some(&sc), Fused { mul, sub }).unwrap();
+                assert_eq!(
+                    got,
+                    want,
+                    "2^{log_n} flags {flags} mul {} sub {}",
+                    mul.is_some(),
+                    sub.is_some()
+                );
             }
         }
     }
     let mut v = vec![Fr::ONE; 4];
     let short = [Fr::ONE; 3];
-    let pw = PwIn {
-        mul: None,
-        sub: &short[..],
-    };
-    assert!(matches!(
-        host_run(&mut v, 0, None, Some(pw)),
-        Err(NttError::LengthMismatch { .. })
-    ));
+    for f in [
+        Fused {
+            mul: None,
+            sub: Some(&short[..]),
+        },
+        Fused {
+            mul: Some(&short[..]),
+            sub: None,
+        },
+    ] {
+        assert!(matches!(
+            host_run(&mut v, 0, None, f),
+            Err(NttError::LengthMismatch { .. })
+        ));
+    }
 }
 
 #[test]
@@ -308,11 +326,11 @@ fn wrong_transforms_are_caught() {
     d.fft_to_bitrev(&mut want).unwrap();
     for flags in [F_DIT, F_INVERSE] {
         let mut v = x.clone();
-        host_run(&mut v, flags, None, None).unwrap();
+        host_run(&mut v, flags, None, Fused::NONE).unwrap();
         assert_ne!(v, want, "flags {flags}");
     }
     let mut v = x.clone();
-    host_run(&mut v, 0, None, None).unwrap();
+    host_run(&mut v, 0, None, Fused::NONE).unwrap();
     assert_eq!(v, want);
 }
 
