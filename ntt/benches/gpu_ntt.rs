@@ -8,7 +8,8 @@
 //!
 //! Floors (H200):
 //! - memory: every pass reads and writes all `n` elements (32 B each), the
-//!   bit reversal too; the H step's fused pointwise input (a·b − c) reads
+//!   bit reversal too; the H step's fused operands (a·b read by the
+//!   last transform's first pass, c's result subtracted by its last) read
 //!   2 more vectors;
 //!   bytes / 4.30e12 B/s (measured device-to-device copy, read + write);
 //! - multiply: Fr products (one per non-trivial butterfly, one or two per
