@@ -64,6 +64,19 @@ impl<B: ?Sized> Fused<'_, B> {
         mul: None,
         sub: None,
     };
+
+    /// True without operands.
+    pub fn is_none(&self) -> bool {
+        self.mul.is_none() && self.sub.is_none()
+    }
+
+    /// `flags` with `F_MUL_IN` / `F_SUB_OUT` set exactly when their
+    /// operand is given.
+    pub(crate) fn flags(&self, flags: u32) -> u32 {
+        let set = |f: u32, bit: u32, on: bool| if on { f | bit } else { f & !bit };
+        let f = set(flags, sys::CUZK_NTT_MUL_IN, self.mul.is_some());
+        set(f, sys::CUZK_NTT_SUB_OUT, self.sub.is_some())
+    }
 }
 
 // Two shared references: copyable whatever B is (derive would ask B: Copy).
@@ -73,17 +86,6 @@ impl<B: ?Sized> Clone for Fused<'_, B> {
     }
 }
 impl<B: ?Sized> Copy for Fused<'_, B> {}
-
-/// `flags` with `F_MUL_IN` / `F_SUB_OUT` set exactly when their operand is
-/// given.
-pub(crate) fn fused_flags(flags: u32, mul: bool, sub: bool) -> u32 {
-    let set = |f: u32, bit: u32, on: bool| if on { f | bit } else { f & !bit };
-    set(
-        set(flags, sys::CUZK_NTT_MUL_IN, mul),
-        sys::CUZK_NTT_SUB_OUT,
-        sub,
-    )
-}
 
 /// Fused operands must be as long as the data.
 pub(crate) fn check_fused_lens(
@@ -129,7 +131,7 @@ pub(crate) fn host_run(
         sys::cuzk_ntt_host_run(
             data.as_mut_ptr().cast(),
             log_n,
-            fused_flags(flags, fused.mul.is_some(), fused.sub.is_some()),
+            fused.flags(flags),
             tw.as_ptr().cast(),
             sp,
             mp,
@@ -223,7 +225,7 @@ pub(crate) mod device {
             sys::cuzk_ntt_gpu_run(
                 data.as_mut_ptr(),
                 log_n,
-                fused_flags(flags, fused.mul.is_some(), fused.sub.is_some()),
+                fused.flags(flags),
                 tw.as_ptr(),
                 sp,
                 mp,

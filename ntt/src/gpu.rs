@@ -196,7 +196,7 @@ impl GpuNtt {
                 };
                 device::run(stream, data, *flags, &self.tw, sc.as_deref(), fused)
             }
-            Step::Bitrev if fused.mul.is_some() || fused.sub.is_some() => {
+            Step::Bitrev if !fused.is_none() => {
                 Err(NttError::Twin("fused operands need a transform"))
             }
             Step::Bitrev => device::bitrev(stream, data),

@@ -304,18 +304,14 @@ impl Domain {
     /// Natural-order evaluations → bit-reversed coefficients (with `1/n`).
     pub fn ifft_to_bitrev(&self, v: &mut [Fr]) -> Result<(), NttError> {
         self.check(v)?;
-        self.ifft_to_bitrev_times(v, self.inner.size_inv);
-        Ok(())
-    }
-
-    /// Natural-order evaluations → bit-reversed `k·Σ_j y_j ω^{-ij}`.
-    fn ifft_to_bitrev_times(&self, v: &mut [Fr], k: Fr) {
+        let k = self.inner.size_inv;
         drive(
             &self.plan(Some(self.inv_stage()), None),
             v,
             0,
             &|leaf: &mut [Fr], _| kernels::scale(leaf, &k),
         );
+        Ok(())
     }
 
     /// Bit-reversed evaluations → natural-order coefficients (with `1/n`).
@@ -448,40 +444,37 @@ impl Domain {
         let z_inv = (g.pow_vartime([n as u64]) - Fr::ONE)
             .invert()
             .unwrap_or(Fr::ZERO);
-        // h = (icoset(A·B) − icoset(C))/Z with A, B, C the coset evaluations,
-        // and icoset(C) is c's own coefficients (degree < n): c needs only
-        // its inverse transform: one transform fewer than bellperson's seven
-        // (the GPU's H step went 712 → 619 ms at 2^27 with it; here, on a
-        // 2-core host at 2^20, `cargo bench --bench ntt h_step/cuzk`
-        // measured no change, 1.82–1.98 s either way, for a reason not found).
-        // Unscaled transforms: a', b' are n·(coset evaluations) times the
-        // factors below, chosen so that the final unscaled inverse (×n)
-        // of a'·b' lands exactly on z⁻¹·icoset(A·B):
-        // a' = (z⁻¹/n³)·n·A, b' = n·B, so a'·b' = (z⁻¹/n)·A·B;
-        // c' = z⁻¹·(coefficients of c), bit-reversed like the final inverse.
+        // Unscaled transforms: a', b', c' are n·(coset evaluations) times the
+        // factors below, chosen so that a'·b' − c' needs no further scaling
+        // and the final unscaled inverse lands exactly on H:
+        // a' = (z⁻¹/n³)·n·A, b' = n·B, c' = (z⁻¹/n²)·n·C, so
+        // a'·b' − c' = (z⁻¹/n)·(A·B − C), and the inverse (×n) gives z⁻¹·(A·B − C).
         let ninv = self.inner.size_inv;
         let ka = z_inv * ninv * ninv * ninv;
-        let kc = z_inv * ninv;
+        let kc = z_inv * ninv * ninv;
         rayon::join(
             || self.evals_to_coset_evals(&mut a, ka),
             || {
                 rayon::join(
                     || self.evals_to_coset_evals(&mut b, Fr::ONE),
-                    || self.ifft_to_bitrev_times(&mut c, kc),
+                    || self.evals_to_coset_evals(&mut c, kc),
                 )
             },
         );
         const CHUNK: usize = 1 << 12;
         a.par_chunks_mut(CHUNK)
             .zip(b.par_chunks(CHUNK))
-            .for_each(|(a, b)| a.iter_mut().zip(b).for_each(|(a, b)| *a *= b));
+            .zip(c.par_chunks(CHUNK))
+            .for_each(|((a, b), c)| {
+                for ((a, b), c) in a.iter_mut().zip(b).zip(c) {
+                    *a *= b;
+                    *a -= c;
+                }
+            });
         drop(b);
+        drop(c);
         let g_inv = g.invert().unwrap_or(Fr::ONE);
         self.icoset_to_bitrev(&mut a, g_inv, Fr::ONE, &self.inner.icoset_leaf);
-        a.par_chunks_mut(CHUNK)
-            .zip(c.par_chunks(CHUNK))
-            .for_each(|(a, c)| a.iter_mut().zip(c).for_each(|(a, c)| *a -= c));
-        drop(c);
         bitrev::permute(&mut a, self.inner.log_n);
         Ok(a)
     }
@@ -490,9 +483,7 @@ impl Domain {
 /// The Groth16 quotient step of bellperson 0.26's prover (`execute_fft`):
 /// with `m` the smallest power of two ≥ `len`, pad `a`, `b`, `c` to `m`;
 /// each ← coset_fft(ifft(·)); `a ← (a·b − c)·(g^m − 1)^{-1}`;
-/// `a ← icoset_fft(a)`; return the first `m − 1` coefficients. Computed
-/// as `(icoset_fft(A·B) − ifft(c))·(g^m − 1)^{-1}` with `A`, `B` the coset
-/// evaluations of a and b: the same field elements, one transform fewer.
+/// `a ← icoset_fft(a)`; return the first `m − 1` coefficients.
 ///
 /// Equal lengths are required; lengths above 2^28 are rejected.
 pub fn h_step(a: Vec<Fr>, b: Vec<Fr>, c: Vec<Fr>) -> Result<Vec<Fr>, NttError> {
